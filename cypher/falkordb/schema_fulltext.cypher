@@ -1,0 +1,4 @@
+// schema_fulltext: full-text index on cue text (FalkorDB procedure).
+// params:
+// returns:
+CALL db.idx.fulltext.createNodeIndex('Cue', 'text');

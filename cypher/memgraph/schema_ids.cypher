@@ -1,0 +1,12 @@
+// schema_ids: id and key lookups (Memgraph label-property indexes).
+// params:
+// returns:
+CREATE INDEX ON :Cue(id);
+CREATE INDEX ON :Cue(text);
+CREATE INDEX ON :Cue(ns);
+CREATE INDEX ON :Tag(id);
+CREATE INDEX ON :Tag(name);
+CREATE INDEX ON :Content(id);
+CREATE INDEX ON :Content(key);
+CREATE INDEX ON :Content(ns);
+CREATE INDEX ON :MemorySpace(ns);

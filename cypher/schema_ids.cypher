@@ -1,0 +1,10 @@
+// schema_ids: id and key lookups, one index per lookup the product makes.
+// params:
+// returns:
+CREATE INDEX cue_id IF NOT EXISTS FOR (c:Cue) ON (c.id);
+CREATE INDEX cue_text IF NOT EXISTS FOR (c:Cue) ON (c.ns, c.text);
+CREATE INDEX tag_id IF NOT EXISTS FOR (t:Tag) ON (t.id);
+CREATE INDEX tag_name IF NOT EXISTS FOR (t:Tag) ON (t.ns, t.name);
+CREATE INDEX content_id IF NOT EXISTS FOR (m:Content) ON (m.id);
+CREATE INDEX content_key IF NOT EXISTS FOR (m:Content) ON (m.ns, m.key);
+CREATE INDEX memory_space_ns IF NOT EXISTS FOR (s:MemorySpace) ON (s.ns);

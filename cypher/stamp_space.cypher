@@ -1,0 +1,6 @@
+// stamp_space: record the embedder identity on a namespace's first write.
+// params: ns, embedder
+// returns: embedder
+MERGE (s:MemorySpace {ns: $ns})
+ON CREATE SET s.embedder = $embedder
+RETURN s.embedder AS embedder

@@ -1,0 +1,28 @@
+// traverse: reconstruct contents from entry cues (the literal Cue-Tag-Content shape).
+// params: ns, cues, fanout, decay, prune, limit, paths_per_content
+// returns: content_id, key, title, text, evidence, paths, elements, best_hops, trails
+// render: depth 1..4
+// cues: list of {id, score} with score in (0, 1]. A path's evidence is the cue
+// score times every edge weight on it, times `decay` for each LINKED_TO hop
+// beyond the first. Only the `fanout` strongest LINKED_TO edges out of each node are walked
+// (rank is set by rank_links), paths under `prune` are dropped, and the `limit`
+// contents with the strongest single path are returned, each with its
+// strongest `paths_per_content` trails (node ids, cue first, content last).
+UNWIND $cues AS cue
+MATCH p = (c:Cue)-[:LINKED_TO*1..{{depth}}]->(t:Tag)-[:REFERENCES]->(m:Content)
+WHERE c.id = cue.id AND c.ns = $ns AND m.ns = $ns
+  AND all(n IN nodes(p) WHERE n.ns = $ns)
+  AND all(r IN relationships(p)[0..-1] WHERE r.rank <= $fanout)
+WITH m, p, length(p) - 1 AS hops,
+     reduce(e = cue.score, r IN relationships(p) | e * r.weight) * $decay ^ (length(p) - 2)
+       AS evidence
+WHERE evidence >= $prune
+WITH m, p, hops, evidence ORDER BY evidence DESC
+WITH m, max(evidence) AS best, count(p) AS paths, sum(2 * length(p) + 1) AS elements,
+     min(hops) AS best_hops,
+     collect({nodes: [n IN nodes(p) | n.id], evidence: evidence, hops: hops}) AS trails
+RETURN m.id AS content_id, m.key AS key, m.title AS title, m.text AS text,
+       best AS evidence, paths, elements, best_hops,
+       trails[0..$paths_per_content] AS trails
+ORDER BY evidence DESC, key ASC
+LIMIT $limit

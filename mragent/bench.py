@@ -1,0 +1,101 @@
+"""``mragent bench``: a genome over a corpus, beside flat baselines, in one process."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from mragent.baselines import FlatRetriever
+from mragent.corpus import Corpus
+from mragent.evaluate import QuestionResult, ScoreBase, Summary, run_questions, score, summarise
+from mragent.genome import PRESETS, Genome
+from mragent.ingest import ingest, namespace_stats
+from mragent.memory import Memory
+from mragent.store.base import GraphStore
+
+
+def corpus_namespace(corpus_path: Path) -> str:
+    """A namespace name derived from a corpus file's content (stable across runs)."""
+    digest = hashlib.sha256(corpus_path.read_bytes()).hexdigest()[:10]
+    stem = "".join(ch if ch.isalnum() else "-" for ch in corpus_path.stem)[:40].strip("-")
+    return f"bench-{stem or 'corpus'}-{digest}"
+
+
+def ensure_ingested(store: GraphStore, corpus: Corpus, ns: str) -> bool:
+    """Ingest ``corpus`` into ``ns`` unless it already holds contents."""
+    if namespace_stats(store, ns).get("contents", 0) > 0:
+        return False
+    ingest(store, corpus, ns)
+    return True
+
+
+@dataclass
+class SystemRun:
+    """One system's results on the question set."""
+
+    name: str
+    summary: Summary
+    results: list[QuestionResult]
+    score: float | None = None
+
+
+def run_bench(store: GraphStore, corpus: Corpus, ns: str, genome: Genome,
+              progress: Callable[[int], None] | None = None) -> list[SystemRun]:
+    """Run the genome, the default genome (score base) and the flat baselines."""
+    memory = Memory(store, ns)
+    questions = corpus.questions
+    runs = []
+    evolved = run_questions(memory, questions, genome, progress)
+    if genome == PRESETS["default"]:
+        default = evolved
+    else:
+        default = run_questions(memory, questions, PRESETS["default"], progress)
+    base_summary = summarise(default)
+    base = ScoreBase(base_summary.latency_p50_ms, base_summary.tokens, base_summary.hops)
+    summary = summarise(evolved)
+    runs.append(SystemRun("mragent", summary, evolved,
+                          score(summary.accuracy, summary.latency_p50_ms, summary.tokens,
+                                summary.hops, base)))
+    if genome != PRESETS["default"]:
+        runs.append(SystemRun("mragent (default genome)", base_summary, default,
+                              score(base_summary.accuracy, base_summary.latency_p50_ms,
+                                    base_summary.tokens, base_summary.hops, base)))
+    for method in ("bm25", "dense"):
+        flat = FlatRetriever(memory.contents, method, memory.embedder)
+        results = flat.run(questions, genome.maxContent)
+        if progress:
+            progress(len(questions))
+        runs.append(SystemRun(f"flat {method}", summarise(results), results))
+    return runs
+
+
+def bench_report(runs: list[SystemRun], *, genome: Genome, engine: str, version: str,
+                 corpus: str, ns: str) -> dict[str, Any]:
+    """The JSON document ``--json`` writes."""
+    return {
+        "genome": genome.to_json_dict(),
+        "engine": engine, "engine_version": version, "corpus": corpus, "namespace": ns,
+        "score_policy": "0.70*acc + 0.15*(1-p50/BASE_p50) + 0.10*(1-ctx/BASE_ctx)"
+                        " + 0.05*(1-hops/BASE_hops); BASE = default genome, same run",
+        "systems": [
+            {"name": run.name, "score": run.score, "summary": run.summary.to_dict(),
+             "questions": [
+                 {"id": r.id, "kind": r.kind, "correct": r.correct, "answer": r.answer,
+                  "em": r.em, "f1": r.f1, "recall": r.recall, "tokens": r.tokens,
+                  "hops": r.hops, "work": r.work, "timings_ms": r.timings_ms}
+                 for r in run.results]}
+            for run in runs
+        ],
+    }
+
+
+def write_json_atomic(path: Path, data: Any) -> None:
+    """Write JSON to ``path`` via a temporary file and a rename (never half-written)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(json.dumps(data, indent=2, sort_keys=False) + "\n", encoding="utf-8")
+    tmp.replace(path)

@@ -1,0 +1,5 @@
+"""The ``mragent`` command line (Typer)."""
+
+from mragent.cli.app import app, main
+
+__all__ = ["app", "main"]

@@ -1,0 +1,41 @@
+"""Options and error handling shared by every command."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from mragent.errors import ConfigError, CorpusError, EmbeddingMismatch, MragentError
+
+console = Console(stderr=True)
+out = Console()
+
+DbOption = Annotated[
+    str | None,
+    typer.Option("--db", envvar="MRAGENT_DB", show_envvar=True,
+                 help="Database URL: falkordb://host:port, bolt://, neo4j://, memgraph://. "
+                      "Default: the embedded FalkorDB under ./.mragent (or $MRAGENT_HOME)."),
+]
+NsOption = Annotated[
+    str, typer.Option("--ns", envvar="MRAGENT_NS", help="Namespace of the memory.")
+]
+
+# Bad input (files, options, genomes) exits 2; an unreachable or failing backend exits 1.
+INPUT_ERRORS = (CorpusError, ConfigError, EmbeddingMismatch)
+
+
+@contextmanager
+def cli_errors() -> Iterator[None]:
+    """Turn mragent errors into a one-line message and an exit code."""
+    try:
+        yield
+    except INPUT_ERRORS as exc:
+        console.print(f"[red]error:[/red] {exc}", highlight=False, soft_wrap=True)
+        raise typer.Exit(code=2) from None
+    except MragentError as exc:
+        console.print(f"[red]error:[/red] {exc}", highlight=False, soft_wrap=True)
+        raise typer.Exit(code=1) from None

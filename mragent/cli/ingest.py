@@ -1,0 +1,42 @@
+"""``mragent ingest``: load a corpus file into a namespace."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.progress import Progress
+
+from mragent.cli.common import DbOption, NsOption, cli_errors, out
+from mragent.corpus import load_corpus, validate_namespace
+from mragent.ingest import BATCH_SIZE, ingest
+from mragent.store import open_store
+
+
+def ingest_command(
+    file: Annotated[Path, typer.Argument(help="Corpus JSON in the mragent format.")],
+    ns: NsOption = "default",
+    db: DbOption = None,
+    batch_size: Annotated[int, typer.Option(min=1, max=10_000,
+                                            help="Contents per atomic batch.")] = BATCH_SIZE,
+) -> None:
+    """Load a corpus into a namespace (idempotent; validated before any write)."""
+    with cli_errors():
+        validate_namespace(ns)
+        corpus = load_corpus(file)
+        with open_store(db) as store, Progress(transient=True) as progress:
+            task = progress.add_task("ingesting", total=None)
+
+            def advance(done: int, total: int) -> None:
+                progress.update(task, completed=done, total=total)
+
+            report = ingest(store, corpus, ns, batch_size=batch_size, progress=advance)
+        added = {k: report.nodes_after[k] - report.nodes_before.get(k, 0)
+                 for k in report.nodes_after}
+        out.print(
+            f"ingested {report.contents} contents from {file} into {ns!r} "
+            f"in {report.batches} batch(es); added "
+            + ", ".join(f"{v} {k}" for k, v in added.items()),
+            highlight=False,
+        )

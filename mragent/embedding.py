@@ -1,0 +1,110 @@
+"""Embedders: pluggable; the default is deterministic and dependency free.
+
+An embedder's identity (kind, model, dimension, normalisation) is stamped on a
+namespace at its first write; a write with another identity is refused.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import asdict, dataclass
+from typing import Protocol
+
+import numpy as np
+
+from mragent.errors import EmbeddingMismatch
+
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+@dataclass(frozen=True)
+class EmbedderIdentity:
+    """What produced a vector; two identities must match to share an index."""
+
+    kind: str
+    model: str
+    dimension: int
+    normalised: bool
+
+    def as_text(self) -> str:
+        """A stable string form, stored on the namespace."""
+        return f"{self.kind}:{self.model}:{self.dimension}:{'norm' if self.normalised else 'raw'}"
+
+    @classmethod
+    def from_text(cls, text: str) -> EmbedderIdentity:
+        kind, model, dim, norm = text.rsplit(":", 3)
+        return cls(kind, model, int(dim), norm == "norm")
+
+    def to_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+
+class Embedder(Protocol):
+    """Turns texts into vectors of a fixed dimension."""
+
+    identity: EmbedderIdentity
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        """Return a float32 array of shape ``(len(texts), dimension)``."""
+        ...
+
+
+class HashingEmbedder:
+    """Feature hashing of words and character trigrams, L2-normalised.
+
+    Dependency free and deterministic across processes and machines (it hashes
+    with BLAKE2, not Python's salted ``hash``). Character trigrams make it match
+    across inflections ("founded" and "founders") where a word index does not,
+    which is the part of a paraphrase a model-free embedder can carry.
+
+    Args:
+        dimension: Vector size.
+    """
+
+    def __init__(self, dimension: int = 256) -> None:
+        self.dimension = dimension
+        self.identity = EmbedderIdentity("hashing", "word+char3-blake2", dimension, True)
+        self._cache: dict[str, tuple[int, float]] = {}
+
+    def _slot(self, feature: str) -> tuple[int, float]:
+        hit = self._cache.get(feature)
+        if hit is None:
+            digest = hashlib.blake2b(feature.encode(), digest_size=8).digest()
+            value = int.from_bytes(digest, "little")
+            hit = (value % self.dimension, 1.0 if (value >> 63) & 1 else -1.0)
+            if len(self._cache) < 500_000:
+                self._cache[feature] = hit
+        return hit
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        out = np.zeros((len(texts), self.dimension), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for word in _WORD.findall(text.lower()):
+                slot, sign = self._slot("w:" + word)
+                out[row, slot] += 2.0 * sign
+                padded = f"#{word}#"
+                for i in range(len(padded) - 2):
+                    slot, sign = self._slot("c:" + padded[i : i + 3])
+                    out[row, slot] += sign
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        norms[norms == 0] = 1.0
+        return out / norms
+
+
+def check_identity(namespace: str, stamped: str | None, mine: EmbedderIdentity) -> None:
+    """Refuse a write whose embedder differs from the namespace's stamp.
+
+    Raises:
+        EmbeddingMismatch: naming both identities.
+    """
+    if stamped is not None and stamped != mine.as_text():
+        raise EmbeddingMismatch(
+            f"namespace {namespace!r} was written with embedder {stamped}; "
+            f"refusing a write with {mine.as_text()} (use 'mragent reembed' to migrate)"
+        )
+
+
+def default_embedder() -> HashingEmbedder:
+    """The embedder used when none is configured."""
+    return HashingEmbedder()

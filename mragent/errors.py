@@ -1,0 +1,58 @@
+"""The exception hierarchy: one root, a few meaningful subclasses.
+
+Driver errors are translated into these at the store boundary, so callers never
+need to know which wire protocol sits underneath.
+"""
+
+from __future__ import annotations
+
+
+class MragentError(Exception):
+    """Root of every error mragent raises on purpose."""
+
+
+class ConfigError(MragentError):
+    """A configuration value (genome, option, URL) is invalid.
+
+    Attributes:
+        errors: One human-readable line per invalid field.
+    """
+
+    def __init__(self, message: str, errors: list[str] | None = None) -> None:
+        super().__init__(message)
+        self.errors = errors or [message]
+
+
+class BackendUnavailable(MragentError):
+    """The graph database could not be reached or started."""
+
+
+class QueryError(MragentError):
+    """A named query failed on the database.
+
+    Attributes:
+        query_name: The registry name of the query that failed.
+    """
+
+    def __init__(self, query_name: str, message: str) -> None:
+        super().__init__(f"query {query_name!r} failed: {message}")
+        self.query_name = query_name
+
+
+class CorpusError(MragentError):
+    """An input file is malformed.
+
+    Attributes:
+        path: The file that was being read.
+        record: Where in the file (record index or key), if known.
+    """
+
+    def __init__(self, path: str, record: str | None, message: str) -> None:
+        where = f"{path}: record {record}" if record is not None else path
+        super().__init__(f"{where}: {message}")
+        self.path = path
+        self.record = record
+
+
+class EmbeddingMismatch(MragentError):
+    """A write would mix two embedding spaces in one namespace."""

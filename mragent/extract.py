@@ -1,0 +1,117 @@
+"""Turning contents into cues and tags, without a model download.
+
+:class:`Extractor` is the interface; :class:`RuleExtractor`, the default, is
+deterministic: a content's title is its primary tag; entity-like spans
+(capitalised n-grams, quoted names, years and dates) are its other tags; its
+most distinctive lowercase words are keyword cues. An LLM extractor can replace
+it by producing the same :class:`Extraction`.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass
+from typing import Protocol
+
+from mragent.corpus import Content
+from mragent.text import STOPWORDS, content_words
+
+_CAP = r"[A-Z][\w'’.-]*[\w]"
+_JOIN_WORDS = ("of", "the", "de", "da", "del", "von", "van", "and", "for", "on", "la", "le",
+               "du")
+_JOIN = "(?:" + "|".join(_JOIN_WORDS) + ")"
+_ENTITY = re.compile(rf"\b{_CAP}(?:\s+(?:{_JOIN}\s+)*{_CAP})*")
+_QUOTED = re.compile(r"[\"“]([^\"”]{2,60})[\"”]")
+_MONTHS = ("January|February|March|April|May|June|July|August|September|October|"
+           "November|December")
+_DATE = re.compile(rf"\b(?:\d{{1,2}}\s+(?:{_MONTHS})\s+\d{{4}}|(?:{_MONTHS})\s+\d{{1,2}},?\s+\d{{4}}"
+                   rf"|(?:{_MONTHS})\s+\d{{4}})\b")
+_YEAR = re.compile(r"\b(1[0-9]{3}|20[0-9]{2})\b")
+_LEADING = {w.capitalize() for w in STOPWORDS} | {"The", "A", "An", "In", "On", "At"}
+MAX_TAGS = 24
+MAX_KEYWORDS = 8
+
+
+@dataclass(frozen=True)
+class Extraction:
+    """What one content contributes to the graph.
+
+    Attributes:
+        primary: The tag the content is about (its title, or its first entity).
+        tags: Every tag the content mentions, primary first, without duplicates.
+        keywords: Lowercase distinctive words, used as keyword cues.
+    """
+
+    primary: str
+    tags: tuple[str, ...]
+    keywords: tuple[str, ...]
+
+
+class Extractor(Protocol):
+    """Produces one :class:`Extraction` per content, in order."""
+
+    def extract(self, contents: list[Content]) -> list[Extraction]: ...
+
+
+def entity_spans(text: str) -> list[str]:
+    """Entity-like spans of ``text``, in order of first appearance."""
+    found: list[str] = []
+    for match in _DATE.finditer(text):
+        found.append(match.group(0))
+    for match in _QUOTED.finditer(text):
+        found.append(match.group(1).strip())
+    for match in _ENTITY.finditer(text):
+        span = match.group(0).rstrip(".")
+        parts = span.split()
+        while parts and parts[0] in _LEADING:
+            parts = parts[1:]  # "The Beatles" keeps "Beatles"; a sentence-initial "In" goes
+        while parts and parts[-1].lower() in _JOIN_WORDS:
+            parts = parts[:-1]
+        if parts and not (len(parts) == 1 and len(parts[0]) < 2):
+            found.append(" ".join(parts))
+    found.extend(_YEAR.findall(text))
+    seen: set[str] = set()
+    ordered = []
+    for span in found:
+        key = span.casefold()
+        if key not in seen:
+            seen.add(key)
+            ordered.append(span)
+    return ordered
+
+
+class RuleExtractor:
+    """The default, deterministic extractor (see module docstring)."""
+
+    def extract(self, contents: list[Content]) -> list[Extraction]:
+        docs = [Counter(content_words(c.text)) for c in contents]
+        df: Counter[str] = Counter()
+        for counts in docs:
+            df.update(counts.keys())
+        n = len(contents)
+        out = []
+        for content, counts in zip(contents, docs, strict=True):
+            tags = list(content.tags) if content.tags else entity_spans(content.text)[:MAX_TAGS]
+            primary = content.title or (tags[0] if tags else content.key)
+            ordered = [primary, *[t for t in tags if t.casefold() != primary.casefold()]]
+            tag_words = {w for t in ordered for w in content_words(t)}
+            scored = sorted(
+                ((tf * math.log(1 + n / df[w]), w) for w, tf in counts.items()
+                 if len(w) > 3 and w not in tag_words and not w.isdigit()),
+                reverse=True,
+            )
+            keywords = tuple(w for _, w in scored[:MAX_KEYWORDS])
+            out.append(Extraction(primary, tuple(_dedupe(ordered)), keywords))
+        return out
+
+
+def _dedupe(names: list[str]) -> list[str]:
+    seen: set[str] = set()
+    kept = []
+    for name in names:
+        if name.casefold() not in seen:
+            seen.add(name.casefold())
+            kept.append(name)
+    return kept

@@ -1,0 +1,190 @@
+"""The ten-gene genome: the single source of truth for the pipeline's knobs.
+
+Names, types, ranges, defaults and stages live in :class:`Genome` only. The CLI,
+validation, the evolutionary encoding and reports all read :data:`GENES`, which
+is derived from the model, so a gene is added or re-ranged in exactly one place.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from mragent.errors import ConfigError
+
+
+class Fusion(str, Enum):
+    """How dense and sparse cue scores are combined."""
+
+    RRF = "rrf"
+    LINEAR = "linear"
+    DBSF = "dbsf"
+
+
+class Rerank(str, Enum):
+    """Rerank applied to the reconstructed subgraph."""
+
+    GNN = "gnn"
+    NONE = "none"
+
+
+class PromptStrategy(str, Enum):
+    """How the context handed to synthesis is assembled."""
+
+    TERSE = "terse"
+    EVIDENCE_FIRST = "evidence-first"
+    PRUNE_EXPLICIT = "prune-explicit"
+
+
+def _gene(default: Any, stage: str, doc: str, **bounds: Any) -> Any:
+    return Field(default, description=doc, json_schema_extra={"stage": stage}, **bounds)
+
+
+class Genome(BaseModel):
+    """A frozen, bounded set of retrieval parameters.
+
+    Example:
+        >>> Genome(traversalDepth=3).traversalDepth
+        3
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid", use_enum_values=False)
+
+    cueK: int = _gene(5, "cue search", "entry cues kept", ge=1, le=12)
+    efSearch: int = _gene(64, "cue search", "HNSW search depth (recall ceiling)", ge=16, le=256)
+    hybridAlpha: float = _gene(0.5, "cue search", "sparse (0) to dense (1) weight", ge=0.0, le=1.0)
+    fusion: Fusion = _gene(Fusion.RRF, "cue search", "score fusion")
+    traversalDepth: int = _gene(2, "reconstruction", "LINKED_TO*1..N", ge=1, le=4)
+    tagFanout: int = _gene(4, "reconstruction", "strongest links expanded per node", ge=1, le=8)
+    pruneThreshold: float = _gene(0.15, "reconstruction", "path evidence floor", ge=0.0, le=0.6)
+    maxContent: int = _gene(10, "reconstruction", "contents handed to synthesis", ge=1, le=20)
+    rerank: Rerank = _gene(Rerank.GNN, "synthesis", "graph rerank")
+    promptStrategy: PromptStrategy = _gene(
+        PromptStrategy.EVIDENCE_FIRST, "synthesis", "context assembly"
+    )
+
+    def to_json_dict(self) -> dict[str, Any]:
+        """Plain JSON-able dict (enums as their values)."""
+        return self.model_dump(mode="json")
+
+    def replace(self, **changes: Any) -> Genome:
+        """A validated copy with some genes changed."""
+        return make_genome({**self.to_json_dict(), **changes})
+
+
+@dataclass(frozen=True)
+class GeneSpec:
+    """One gene's metadata, read off the :class:`Genome` model."""
+
+    name: str
+    kind: str  # "int" | "float" | "enum"
+    stage: str
+    doc: str
+    default: Any
+    low: float | None = None
+    high: float | None = None
+    choices: tuple[str, ...] = ()
+
+    def describe_range(self) -> str:
+        if self.kind == "enum":
+            return "one of " + ", ".join(self.choices)
+        return f"{self.low:g}..{self.high:g}"
+
+
+def _read_specs() -> tuple[GeneSpec, ...]:
+    specs = []
+    for name, field in Genome.model_fields.items():
+        low = high = None
+        for meta in field.metadata:
+            low = getattr(meta, "ge", low)
+            high = getattr(meta, "le", high)
+        extra = field.json_schema_extra or {}
+        stage = str(extra.get("stage", "")) if isinstance(extra, dict) else ""
+        annotation = field.annotation
+        if isinstance(annotation, type) and issubclass(annotation, Enum):
+            choices = tuple(member.value for member in annotation)
+            specs.append(
+                GeneSpec(name, "enum", stage, field.description or "", field.default.value,
+                         choices=choices)
+            )
+        else:
+            kind = "int" if annotation is int else "float"
+            specs.append(GeneSpec(name, kind, stage, field.description or "", field.default,
+                                  low, high))
+    return tuple(specs)
+
+
+GENES: tuple[GeneSpec, ...] = _read_specs()
+GENE_NAMES: tuple[str, ...] = tuple(spec.name for spec in GENES)
+
+
+def make_genome(values: dict[str, Any]) -> Genome:
+    """Validate a mapping into a :class:`Genome`.
+
+    Raises:
+        ConfigError: naming each invalid gene and its allowed range.
+    """
+    try:
+        return Genome.model_validate(values)
+    except ValidationError as exc:
+        by_name = {spec.name: spec for spec in GENES}
+        lines = []
+        for err in exc.errors():
+            name = str(err["loc"][0]) if err["loc"] else "?"
+            spec = by_name.get(name)
+            allowed = f" (allowed: {spec.describe_range()})" if spec else ""
+            got = err.get("input")
+            lines.append(f"gene {name}={got!r} is invalid{allowed}")
+        raise ConfigError("; ".join(lines), lines) from None
+
+
+PRESETS: dict[str, Genome] = {
+    "default": Genome(),
+    # Shallow and cheap: one hop, few cues, short context.
+    "fast": Genome(cueK=3, efSearch=32, traversalDepth=1, tagFanout=3, maxContent=4,
+                   promptStrategy=PromptStrategy.TERSE),
+    # Deep multi-hop reconstruction for bridge questions.
+    "deep": Genome(cueK=6, efSearch=128, traversalDepth=3, tagFanout=6, pruneThreshold=0.05,
+                   maxContent=12),
+    # Exhaustive: every knob at its recall-maximising end.
+    "wide": Genome(cueK=12, efSearch=256, traversalDepth=4, tagFanout=8, pruneThreshold=0.0,
+                   maxContent=20),
+}
+
+
+def load_genome(spec: str | None) -> Genome:
+    """Load a genome from a preset name, a genome JSON file, or a report JSON.
+
+    A report file (``optimize.report.json``) contributes its evolved genome.
+
+    Raises:
+        ConfigError: when the name is unknown or the file is invalid.
+    """
+    if spec is None:
+        return PRESETS["default"]
+    if spec in PRESETS:
+        return PRESETS[spec]
+    path = Path(spec)
+    if not path.exists():
+        raise ConfigError(
+            f"genome {spec!r} is neither a preset ({', '.join(PRESETS)}) nor an existing file"
+        )
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ConfigError(f"{path}: not a readable genome JSON file ({exc})") from None
+    if isinstance(data, dict) and "evolved" in data and isinstance(data["evolved"], dict):
+        data = data["evolved"].get("genome", data["evolved"])
+    if isinstance(data, dict) and "genome" in data and isinstance(data["genome"], dict):
+        data = data["genome"]
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: a genome must be a JSON object")
+    try:
+        return make_genome(data)
+    except ConfigError as exc:
+        raise ConfigError(f"{path}: {exc}", exc.errors) from None

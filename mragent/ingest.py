@@ -1,0 +1,188 @@
+"""Ingest: contents -> Cue/Tag/Content records -> batched, idempotent writes.
+
+Weights come from corpus statistics:
+
+* ``Tag -[REFERENCES]-> Content``: 1.0 from the content's primary tag, 0.6 from
+  every other tag it mentions.
+* ``Tag -[LINKED_TO]-> Tag``: the primary tag of a content links to each tag the
+  content mentions, and back (``B`` is mentioned in the passage about ``A``).
+  Weight: how often the two co-occur relative to the source's frequency, times
+  the target's specificity (IDF), so a link to a rare entity is strong and a
+  link to a ubiquitous one weak; the backward link is damped by 0.8. These
+  edges are what make bridge questions reachable.
+* ``Cue -[LINKED_TO]-> Tag``: every tag has a cue of the same text (1.0); every
+  keyword cue links to the primary tag of each content using it, weighted by
+  the keyword's IDF.
+
+Every batch is written by one statement (``ingest_batch``), then link ranks are
+recomputed once (``rank_links``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import uuid
+from collections import Counter, defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from mragent.corpus import Content, Corpus, validate_namespace
+from mragent.embedding import Embedder, check_identity, default_embedder
+from mragent.extract import Extractor, RuleExtractor
+from mragent.store.base import GraphStore
+
+BATCH_SIZE = 500
+PRIMARY_REF = 1.0
+MENTION_REF = 0.6
+BACKWARD_DAMPING = 0.8
+
+
+def new_id() -> str:
+    """A random node id (uuid4): never derived from a clock or a counter."""
+    return str(uuid.uuid4())
+
+
+@dataclass
+class GraphRecords:
+    """Nodes and edges for one batch, in the shape ``ingest_batch`` takes."""
+
+    contents: list[dict[str, Any]] = field(default_factory=list)
+    tags: list[dict[str, Any]] = field(default_factory=list)
+    cues: list[dict[str, Any]] = field(default_factory=list)
+    refs: list[dict[str, Any]] = field(default_factory=list)
+    cue_links: list[dict[str, Any]] = field(default_factory=list)
+    tag_links: list[dict[str, Any]] = field(default_factory=list)
+
+    def params(self, ns: str) -> dict[str, Any]:
+        return {"ns": ns, "contents": self.contents, "tags": self.tags, "cues": self.cues,
+                "refs": self.refs, "cue_links": self.cue_links, "tag_links": self.tag_links}
+
+
+@dataclass(frozen=True)
+class IngestReport:
+    """What an ingest did."""
+
+    namespace: str
+    contents: int
+    batches: int
+    nodes_before: dict[str, int]
+    nodes_after: dict[str, int]
+
+
+def content_key(content: Content) -> str:
+    """The natural key a content is merged on: its id."""
+    return content.key
+
+
+def text_hash(text: str) -> str:
+    """Stable hash of a text (used for dedup and tombstones)."""
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def build_batches(corpus: Corpus, extractor: Extractor, embedder: Embedder,
+                  batch_size: int = BATCH_SIZE) -> list[GraphRecords]:
+    """Extract, weigh and split a corpus into self-contained batches.
+
+    Each batch carries every node its edges name, so a batch never depends on
+    a later one; nodes repeated across batches merge onto the same node.
+    """
+    extractions = extractor.extract(corpus.contents)
+    n = len(corpus.contents)
+    tag_df: Counter[str] = Counter()
+    kw_df: Counter[str] = Counter()
+    cooc: Counter[tuple[str, str]] = Counter()
+    for ex in extractions:
+        tag_df.update(ex.tags)
+        kw_df.update(ex.keywords)
+        for other in ex.tags[1:]:
+            cooc[(ex.primary, other)] += 1
+    max_idf = math.log(1 + n)
+
+    def idf(df: int) -> float:
+        return math.log(1 + n / df) / max_idf if max_idf else 1.0
+
+    explicit = defaultdict(list)
+    for link in corpus.links:
+        explicit[link.src].append(link)
+
+    batches = []
+    for start in range(0, n, batch_size):
+        batch = GraphRecords()
+        tags: set[str] = set()
+        cue_links: dict[tuple[str, str], float] = {}
+        tag_links: dict[tuple[str, str], float] = {}
+        for content, ex in zip(corpus.contents[start:start + batch_size],
+                               extractions[start:start + batch_size], strict=True):
+            key = content_key(content)
+            batch.contents.append({"key": key, "id": new_id(), "text": content.text,
+                                   "title": content.title or ex.primary,
+                                   "source": content.source or corpus.name})
+            for tag in ex.tags:
+                tags.add(tag)
+                weight = PRIMARY_REF if tag == ex.primary else MENTION_REF
+                batch.refs.append({"tag": tag, "content": key, "weight": weight})
+                cue_links[(tag, tag)] = 1.0
+            for other in ex.tags[1:]:
+                strength = cooc[(ex.primary, other)] / tag_df[ex.primary]
+                forward = round(strength ** 0.5 * idf(tag_df[other]), 6)
+                backward = round(BACKWARD_DAMPING * idf(tag_df[ex.primary]), 6)
+                tag_links[(ex.primary, other)] = max(tag_links.get((ex.primary, other), 0),
+                                                     forward)
+                tag_links[(other, ex.primary)] = max(tag_links.get((other, ex.primary), 0),
+                                                     backward)
+            for word in ex.keywords:
+                cue_links[(word, ex.primary)] = round(idf(kw_df[word]), 6)
+            for link in explicit.get(ex.primary, []):
+                tags.update((link.src, link.dst))
+                cue_links[(link.dst, link.dst)] = 1.0
+                tag_links[(link.src, link.dst)] = link.weight
+        cue_texts = sorted({cue for cue, _ in cue_links})
+        vectors = embedder.embed(cue_texts)
+        batch.cues = [{"text": text, "id": new_id(), "embedding": vec.tolist()}
+                      for text, vec in zip(cue_texts, vectors, strict=True)]
+        batch.tags = [{"name": tag, "id": new_id()} for tag in sorted(tags)]
+        batch.cue_links = [{"cue": c, "tag": t, "weight": w}
+                           for (c, t), w in sorted(cue_links.items())]
+        batch.tag_links = [{"src": s, "dst": d, "weight": w}
+                           for (s, d), w in sorted(tag_links.items()) if s != d]
+        batches.append(batch)
+    return batches
+
+
+def ingest(store: GraphStore, corpus: Corpus, ns: str, *,
+           extractor: Extractor | None = None, embedder: Embedder | None = None,
+           batch_size: int = BATCH_SIZE,
+           progress: Callable[[int, int], None] | None = None) -> IngestReport:
+    """Write a validated corpus into namespace ``ns``.
+
+    Idempotent: nodes merge on natural keys, so ingesting the same corpus twice
+    adds nothing. Each batch is one atomic statement.
+
+    Raises:
+        CorpusError: for an invalid namespace.
+        EmbeddingMismatch: when ``ns`` was written with another embedder.
+    """
+    validate_namespace(ns)
+    embedder = embedder or default_embedder()
+    rows = store.run("get_space", {"ns": ns})
+    check_identity(ns, rows[0]["embedder"] if rows else None, embedder.identity)
+    batches = build_batches(corpus, extractor or RuleExtractor(), embedder, batch_size)
+    store.ensure_schema(embedder.identity.dimension)
+    before = namespace_stats(store, ns)
+    store.run("stamp_space", {"ns": ns, "embedder": embedder.identity.as_text()})
+    for done, batch in enumerate(batches, start=1):
+        with store.transaction() as tx:
+            tx.run("ingest_batch", batch.params(ns))
+        if progress:
+            progress(done, len(batches))
+    store.run("rank_links", {"ns": ns})
+    return IngestReport(ns, len(corpus.contents), len(batches), before,
+                        namespace_stats(store, ns))
+
+
+def namespace_stats(store: GraphStore, ns: str) -> dict[str, int]:
+    """Counts of cues, tags, contents, links and references in ``ns``."""
+    rows = store.run("namespace_stats", {"ns": ns})
+    return {key: int(value) for key, value in rows[0].items()} if rows else {}

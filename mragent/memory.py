@@ -1,0 +1,126 @@
+"""A memory: one namespace in one graph store, read by reconstruction.
+
+:class:`Memory` owns what a question needs besides the database: the cue
+index snapshot and word rarities. :meth:`Memory.reconstruct` runs the three
+stages and returns a :class:`Reconstruction` with per-stage wall times and the
+deterministic work count.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+
+from mragent.embedding import Embedder, EmbedderIdentity, check_identity, default_embedder
+from mragent.errors import MragentError
+from mragent.genome import Genome
+from mragent.retrieval.cue_search import CueHit, CueIndex
+from mragent.retrieval.reconstruct import Candidate, reconstruct
+from mragent.retrieval.rerank import Ranked, rerank
+from mragent.retrieval.synthesis import (
+    Answer,
+    Context,
+    ExtractiveSynthesizer,
+    Synthesizer,
+    assemble,
+)
+from mragent.store.base import GraphStore
+from mragent.text import content_words
+
+
+@dataclass
+class Reconstruction:
+    """Everything one question's reconstruction produced and cost."""
+
+    question: str
+    cues: list[CueHit]
+    candidates: list[Candidate]
+    ranked: list[Ranked]
+    context: Context
+    answer: Answer
+    timings_ms: dict[str, float] = field(default_factory=dict)
+    cue_work: int = 0
+
+    @property
+    def retrieved_keys(self) -> list[str]:
+        """Content keys in final rank order (the whole reranked pool)."""
+        return [r.candidate.key for r in self.ranked]
+
+    @property
+    def hops(self) -> int:
+        """Deepest LINKED_TO hop count among the contents handed to synthesis."""
+        return max((r.candidate.hops for r in self.context.items), default=0)
+
+    @property
+    def work(self) -> int:
+        """Deterministic cost: HNSW beam width plus graph elements on surviving paths."""
+        return self.cue_work + sum(c.elements for c in self.candidates)
+
+    @property
+    def latency_ms(self) -> float:
+        return sum(self.timings_ms.values())
+
+
+class Memory:
+    """Reads one namespace by reconstruction.
+
+    Args:
+        store: An open graph store.
+        ns: The namespace.
+        embedder: Must match the namespace's stamp.
+        synthesizer: Defaults to the extractive synthesizer.
+    """
+
+    def __init__(self, store: GraphStore, ns: str, embedder: Embedder | None = None,
+                 synthesizer: Synthesizer | None = None) -> None:
+        self.store, self.ns = store, ns
+        self.embedder = embedder or default_embedder()
+        rows = store.run("get_space", {"ns": ns})
+        if not rows:
+            raise MragentError(f"namespace {ns!r} holds no memories (ingest something first)")
+        check_identity(ns, rows[0]["embedder"], self.embedder.identity)
+        self.identity: EmbedderIdentity = self.embedder.identity
+        self.cue_index = CueIndex.from_store(store, ns, self.embedder)
+        self.contents = store.run("content_snapshot", {"ns": ns})
+        df: Counter[str] = Counter()
+        for row in self.contents:
+            df.update(set(content_words(f"{row['title'] or ''} {row['text']}")))
+        n = max(1, len(self.contents))
+        self._idf = {w: math.log(1 + n / c) for w, c in df.items()}
+        self._unknown_idf = math.log(1 + n)
+        self.synthesizer = synthesizer or ExtractiveSynthesizer(self.idf)
+
+    def idf(self, word: str) -> float:
+        """Rarity of a word among this memory's contents (unknown: rarest)."""
+        return self._idf.get(word, self._unknown_idf)
+
+    def reconstruct(self, question: str, genome: Genome,
+                    native_vector_index: bool = False) -> Reconstruction:
+        """Answer ``question`` by cue search, traversal, rerank and synthesis.
+
+        Args:
+            question: The question.
+            genome: The pipeline's parameters.
+            native_vector_index: Take dense cue candidates from the database's
+                vector index instead of the in-process HNSW index.
+        """
+        timings: dict[str, float] = {}
+        start = time.perf_counter()
+        dense = None
+        if native_vector_index:
+            vector = self.embedder.embed([question])[0]
+            dense = self.cue_index.native_dense(self.store, self.ns, vector)
+        cues = self.cue_index.search(question, genome, dense)
+        mark = time.perf_counter()
+        timings["cue_search"] = (mark - start) * 1000
+        candidates = reconstruct(self.store, self.ns, cues, genome)
+        now = time.perf_counter()
+        timings["traversal"], mark = (now - mark) * 1000, now
+        ranked = rerank(candidates, genome.rerank)
+        context = assemble(ranked, genome.promptStrategy, genome.maxContent)
+        answer = self.synthesizer.answer(question, context)
+        timings["synthesis"] = (time.perf_counter() - mark) * 1000
+        return Reconstruction(question, cues, candidates, ranked, context, answer, timings,
+                              cue_work=genome.efSearch)

@@ -1,0 +1,1 @@
+"""The reconstruction pipeline: cue search, traversal, rerank, synthesis."""

@@ -1,0 +1,132 @@
+"""The store interface every engine implements.
+
+A store runs *named* queries from the registry with ``$parameters``; it never
+accepts raw Cypher from callers. Engine differences are carried as data: a
+:class:`Capabilities` object and per-engine query files.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from mragent.queries import QueryTemplate, get_query
+
+Rows = list[dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What an engine can do, and how its answers must be read.
+
+    Attributes:
+        engine: ``falkordb``, ``neo4j`` or ``memgraph``; picks query overrides.
+        vector_score: ``similarity`` (higher is closer) or ``distance``
+            (lower is closer), as returned by the native vector index.
+        multi_statement_transactions: whether :meth:`GraphStore.transaction`
+            spans several statements atomically. Where it does not, every
+            write the product makes is a single statement, which is atomic on
+            every engine.
+        version: the server's reported version string.
+    """
+
+    engine: str
+    vector_score: str
+    multi_statement_transactions: bool
+    version: str = ""
+
+    def similarity(self, raw: float) -> float:
+        """Turn a native vector score into a similarity in [-1, 1]."""
+        return 1.0 - float(raw) if self.vector_score == "distance" else float(raw)
+
+
+class Transaction(abc.ABC):
+    """A unit of work: named queries run inside it commit or roll back together."""
+
+    @abc.abstractmethod
+    def run(self, name: str, params: dict[str, Any] | None = None, **render: int) -> Rows:
+        """Run a named query inside this transaction."""
+
+
+class GraphStore(abc.ABC):
+    """A connection to one graph database holding mragent memories."""
+
+    capabilities: Capabilities
+    url: str
+
+    def template(self, name: str) -> QueryTemplate:
+        """The query template for ``name`` in this store's dialect."""
+        return get_query(name, self.capabilities.engine)
+
+    def prepare(self, name: str, params: dict[str, Any] | None, render: dict[str, int]) -> tuple[
+        str, dict[str, Any]
+    ]:
+        """Render and check a named query; the single path to query text."""
+        template = self.template(name)
+        params = params or {}
+        template.check_params(params)
+        return template.render(**render), params
+
+    def run(self, name: str, params: dict[str, Any] | None = None, **render: int) -> Rows:
+        """Run a named query and return its rows as dicts.
+
+        Args:
+            name: A query name from the registry (``cypher/<name>.cypher``).
+            params: Values for the query's declared ``$parameters``.
+            **render: Range-checked integers for the query's placeholders.
+
+        Raises:
+            QueryError: on a database error, naming the query.
+            BackendUnavailable: when the connection is lost.
+        """
+        text, params = self.prepare(name, params, render)
+        return self._execute(name, text, params)
+
+    @contextmanager
+    def transaction(self) -> Iterator[Transaction]:
+        """Open a transaction; committed on normal exit, rolled back on error."""
+        with self._transaction() as tx:
+            yield tx
+
+    @abc.abstractmethod
+    def _execute(self, name: str, text: str, params: dict[str, Any]) -> Rows: ...
+
+    @abc.abstractmethod
+    def _transaction(self) -> Any: ...
+
+    def ensure_schema(self, dimension: int) -> None:
+        """Create indexes (ids, vector on ``Cue.embedding``, full-text on cue text).
+
+        Idempotent: safe to call on every connection.
+        """
+        for name in ("schema_ids", "schema_fulltext"):
+            self._run_schema(name, {})
+        self._run_schema("schema_vector", {}, dimension=dimension)
+
+    def _run_schema(self, name: str, params: dict[str, Any], **render: int) -> None:
+        template = self.template(name)
+        text = template.render(**render) if render else template.text
+        for statement in _split_statements(text):
+            self._execute_schema(name, statement)
+
+    @abc.abstractmethod
+    def _execute_schema(self, name: str, statement: str) -> None: ...
+
+    @abc.abstractmethod
+    def close(self) -> None:
+        """Release the connection."""
+
+    def __enter__(self) -> GraphStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _split_statements(text: str) -> list[str]:
+    """Split a schema file into statements (``;``-terminated, comments removed)."""
+    body = "\n".join(line for line in text.splitlines() if not line.strip().startswith("//"))
+    return [part.strip() for part in body.split(";") if part.strip()]

@@ -1,0 +1,117 @@
+"""Neo4j and Memgraph over Bolt, through the official ``neo4j`` driver."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import neo4j
+import neo4j.exceptions
+
+from mragent.errors import BackendUnavailable, QueryError
+from mragent.store.base import Capabilities, GraphStore, Rows, Transaction
+
+_DRIVER_ERRORS = (neo4j.exceptions.Neo4jError, neo4j.exceptions.DriverError)
+
+
+def _translate(name: str, exc: Exception) -> Exception:
+    if isinstance(exc, neo4j.exceptions.ServiceUnavailable | neo4j.exceptions.SessionExpired):
+        return BackendUnavailable(f"lost the Bolt server: {exc}")
+    message = getattr(exc, "message", None) or str(exc)
+    return QueryError(name, str(message).splitlines()[0] if message else type(exc).__name__)
+
+
+class _BoltTransaction(Transaction):
+    def __init__(self, store: BoltStore, tx: neo4j.Transaction) -> None:
+        self._store = store
+        self._tx = tx
+
+    def run(self, name: str, params: dict[str, Any] | None = None, **render: int) -> Rows:
+        text, params = self._store.prepare(name, params, render)
+        try:
+            return [record.data() for record in self._tx.run(text, params)]
+        except _DRIVER_ERRORS as exc:
+            raise _translate(name, exc) from None
+
+
+class BoltStore(GraphStore):
+    """A store on a Neo4j (5.26+) or Memgraph server.
+
+    Args:
+        uri: A ``bolt://`` or ``neo4j://`` URI (no credentials in it).
+        auth: ``(user, password)`` or None for a server without auth.
+        engine: ``neo4j``, ``memgraph``, or None to detect from the server.
+        database: Neo4j database name (ignored by Memgraph).
+    """
+
+    def __init__(self, uri: str, auth: tuple[str, str] | None, engine: str | None = None,
+                 database: str | None = None) -> None:
+        self.url = uri
+        try:
+            self._driver = neo4j.GraphDatabase.driver(uri, auth=auth)
+            info = self._driver.get_server_info()
+        except _DRIVER_ERRORS as exc:
+            raise BackendUnavailable(f"Bolt server at {uri} is not reachable: {exc}") from None
+        except ValueError as exc:
+            raise BackendUnavailable(f"bad Bolt URI {uri!r}: {exc}") from None
+        agent = info.agent or ""
+        detected = "memgraph" if "memgraph" in agent.lower() else "neo4j"
+        self._engine = engine or detected
+        self._database = database if self._engine == "neo4j" else None
+        version = agent.split("/", 1)[-1]
+        if self._engine == "neo4j":
+            version = self._neo4j_version() or version
+        self.capabilities = Capabilities(
+            engine=self._engine, vector_score="similarity",
+            multi_statement_transactions=True, version=version,
+        )
+
+    def _neo4j_version(self) -> str:
+        try:
+            records, _, _ = self._driver.execute_query(
+                "CALL dbms.components() YIELD versions RETURN versions[0] AS v",
+                database_=self._database,
+            )
+        except _DRIVER_ERRORS:
+            return ""
+        return str(records[0]["v"]) if records else ""
+
+    def _session(self) -> neo4j.Session:
+        if self._database:
+            return self._driver.session(database=self._database)
+        return self._driver.session()
+
+    def _execute(self, name: str, text: str, params: dict[str, Any]) -> Rows:
+        try:
+            with self._session() as session:
+                return [record.data() for record in session.run(text, params)]
+        except _DRIVER_ERRORS as exc:
+            raise _translate(name, exc) from None
+
+    @contextmanager
+    def _transaction(self) -> Iterator[Transaction]:
+        try:
+            with self._session() as session, session.begin_transaction() as tx:
+                yield _BoltTransaction(self, tx)
+                tx.commit()
+        except _DRIVER_ERRORS as exc:
+            raise _translate("transaction", exc) from None
+
+    def _execute_schema(self, name: str, statement: str) -> None:
+        try:
+            with self._session() as session:
+                session.run(statement).consume()
+        except neo4j.exceptions.ClientError as exc:
+            # Memgraph lacks IF NOT EXISTS for some index kinds.
+            if "already exists" not in str(exc).lower():
+                raise _translate(name, exc) from None
+
+    def drop_all(self) -> None:
+        """Delete every node (every namespace). Used by tests and benchmarks."""
+        with self._session() as session:
+            session.run("MATCH (n) CALL { WITH n DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS"
+                        if self._engine == "neo4j" else "MATCH (n) DETACH DELETE n").consume()
+
+    def close(self) -> None:
+        self._driver.close()

@@ -1,0 +1,34 @@
+"""Tokenisation and stop words shared by extraction, sparse search and judging."""
+
+from __future__ import annotations
+
+import re
+
+WORD = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+)?")
+
+STOPWORDS = frozenset("""
+a about above after again against all also am an and any are as at be because been
+before being below between both but by can could did do does doing down during each few
+for from further had has have having he her here hers herself him himself his how i if
+in into is it its itself just me more most my myself no nor not now of off on once only
+or other our ours ourselves out over own same she should so some such than that the
+their theirs them themselves then there these they this those through to too under until
+up very was we were what when where which while who whom why will with would you your
+yours yourself yourselves what's who's whose one two first later many much may might
+must new well
+""".split())
+
+
+def words(text: str) -> list[str]:
+    """Lowercase word tokens."""
+    return [w.lower() for w in WORD.findall(text)]
+
+
+def content_words(text: str) -> list[str]:
+    """Lowercase word tokens without stop words."""
+    return [w for w in words(text) if w not in STOPWORDS]
+
+
+def count_tokens(text: str) -> int:
+    """A model-free context-size measure: whitespace-separated tokens."""
+    return len(text.split())
