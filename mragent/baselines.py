@@ -54,14 +54,22 @@ class FlatRetriever:
             elapsed = (time.perf_counter() - start) * 1000
             keys = [self.contents[i]["key"] for i in hits]
             context = "\n".join(self.contents[i]["text"] for i in hits[:k])
-            out.append(QuestionResult(
-                id=q.id, kind=q.kind,
-                # A flat lookup never abstains: it always returns its top k.
-                correct=is_correct(q.answerable, q.answers, context, abstained=False),
-                em=0.0, f1=0.0, answer=None,
-                recall={r: recall_at_k(keys, q.supporting, r) for r in RECALL_KS}
-                if q.supporting else {},
-                tokens=count_tokens(context), hops=0, work=len(hits),
-                timings_ms={"search": elapsed},
-            ))
+            out.append(
+                QuestionResult(
+                    id=q.id,
+                    kind=q.kind,
+                    # A flat lookup never abstains: it always returns its top k.
+                    correct=is_correct(q.answerable, q.answers, context, abstained=False),
+                    em=0.0,
+                    f1=0.0,
+                    answer=None,
+                    recall={r: recall_at_k(keys, q.supporting, r) for r in RECALL_KS}
+                    if q.supporting
+                    else {},
+                    tokens=count_tokens(context),
+                    hops=0,
+                    work=len(hits),
+                    timings_ms={"search": elapsed},
+                )
+            )
         return out

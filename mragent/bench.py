@@ -43,8 +43,13 @@ class SystemRun:
     score: float | None = None
 
 
-def run_bench(store: GraphStore, corpus: Corpus, ns: str, genome: Genome,
-              progress: Callable[[int], None] | None = None) -> list[SystemRun]:
+def run_bench(
+    store: GraphStore,
+    corpus: Corpus,
+    ns: str,
+    genome: Genome,
+    progress: Callable[[int], None] | None = None,
+) -> list[SystemRun]:
     """Run the genome, the default genome (score base) and the flat baselines."""
     memory = Memory(store, ns)
     questions = corpus.questions
@@ -57,13 +62,29 @@ def run_bench(store: GraphStore, corpus: Corpus, ns: str, genome: Genome,
     base_summary = summarise(default)
     base = ScoreBase(base_summary.latency_p50_ms, base_summary.tokens, base_summary.hops)
     summary = summarise(evolved)
-    runs.append(SystemRun("mragent", summary, evolved,
-                          score(summary.accuracy, summary.latency_p50_ms, summary.tokens,
-                                summary.hops, base)))
+    runs.append(
+        SystemRun(
+            "mragent",
+            summary,
+            evolved,
+            score(summary.accuracy, summary.latency_p50_ms, summary.tokens, summary.hops, base),
+        )
+    )
     if genome != PRESETS["default"]:
-        runs.append(SystemRun("mragent (default genome)", base_summary, default,
-                              score(base_summary.accuracy, base_summary.latency_p50_ms,
-                                    base_summary.tokens, base_summary.hops, base)))
+        runs.append(
+            SystemRun(
+                "mragent (default genome)",
+                base_summary,
+                default,
+                score(
+                    base_summary.accuracy,
+                    base_summary.latency_p50_ms,
+                    base_summary.tokens,
+                    base_summary.hops,
+                    base,
+                ),
+            )
+        )
     for method in ("bm25", "dense"):
         flat = FlatRetriever(memory.contents, method, memory.embedder)
         results = flat.run(questions, genome.maxContent)
@@ -73,21 +94,40 @@ def run_bench(store: GraphStore, corpus: Corpus, ns: str, genome: Genome,
     return runs
 
 
-def bench_report(runs: list[SystemRun], *, genome: Genome, engine: str, version: str,
-                 corpus: str, ns: str) -> dict[str, Any]:
+def bench_report(
+    runs: list[SystemRun], *, genome: Genome, engine: str, version: str, corpus: str, ns: str
+) -> dict[str, Any]:
     """The JSON document ``--json`` writes."""
     return {
         "genome": genome.to_json_dict(),
-        "engine": engine, "engine_version": version, "corpus": corpus, "namespace": ns,
+        "engine": engine,
+        "engine_version": version,
+        "corpus": corpus,
+        "namespace": ns,
         "score_policy": "0.70*acc + 0.15*(1-p50/BASE_p50) + 0.10*(1-ctx/BASE_ctx)"
-                        " + 0.05*(1-hops/BASE_hops); BASE = default genome, same run",
+        " + 0.05*(1-hops/BASE_hops); BASE = default genome, same run",
         "systems": [
-            {"name": run.name, "score": run.score, "summary": run.summary.to_dict(),
-             "questions": [
-                 {"id": r.id, "kind": r.kind, "correct": r.correct, "answer": r.answer,
-                  "em": r.em, "f1": r.f1, "recall": r.recall, "tokens": r.tokens,
-                  "hops": r.hops, "work": r.work, "timings_ms": r.timings_ms}
-                 for r in run.results]}
+            {
+                "name": run.name,
+                "score": run.score,
+                "summary": run.summary.to_dict(),
+                "questions": [
+                    {
+                        "id": r.id,
+                        "kind": r.kind,
+                        "correct": r.correct,
+                        "answer": r.answer,
+                        "em": r.em,
+                        "f1": r.f1,
+                        "recall": r.recall,
+                        "tokens": r.tokens,
+                        "hops": r.hops,
+                        "work": r.work,
+                        "timings_ms": r.timings_ms,
+                    }
+                    for r in run.results
+                ],
+            }
             for run in runs
         ],
     }

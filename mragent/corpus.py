@@ -16,7 +16,8 @@ A corpus file is one JSON object::
     }
 
 ``contents`` is required (``id`` and ``text`` required; ``title``, ``tags``,
-``source`` optional: missing tags are derived by the extractor). ``links`` adds
+``cues``, ``source`` optional: tags and keyword cues not given are derived by
+the extractor; an empty list means "none"). ``links`` adds
 explicit Tag->Tag edges. ``questions`` is optional and used by ``mragent bench``;
 ``answerable: false`` marks a question whose correct outcome is abstention.
 
@@ -50,6 +51,7 @@ class Content:
     text: str
     title: str | None = None
     tags: tuple[str, ...] | None = None
+    cues: tuple[str, ...] | None = None
     source: str | None = None
 
 
@@ -92,7 +94,8 @@ def validate_namespace(ns: str) -> str:
     """
     if not isinstance(ns, str) or not NAMESPACE.match(ns):
         raise CorpusError(
-            "--ns", None,
+            "--ns",
+            None,
             f"namespace {ns!r} is invalid: use 1-64 of A-Z a-z 0-9 _ . - (starting alphanumeric)",
         )
     return ns
@@ -185,13 +188,16 @@ def parse_corpus(data: Any, path: str = "<memory>") -> Corpus:
         if key in seen:
             r.fail(f"duplicate id {key!r}")
         seen.add(key)
-        contents.append(Content(
-            key=key.strip(),
-            text=r.text("text", limit=MAX_TEXT),
-            title=r.optional_text("title"),
-            tags=r.names("tags"),
-            source=r.optional_text("source"),
-        ))
+        contents.append(
+            Content(
+                key=key.strip(),
+                text=r.text("text", limit=MAX_TEXT),
+                title=r.optional_text("title"),
+                tags=r.names("tags"),
+                cues=r.names("cues"),
+                source=r.optional_text("source"),
+            )
+        )
     links = []
     for i, raw in enumerate(data.get("links") or []):
         r = _Reader(path, f"links[{i}]", raw)
@@ -223,14 +229,16 @@ def parse_questions(items: Any, path: str, content_keys: set[str]) -> list[Quest
         for key in supporting:
             if key not in content_keys:
                 r.fail(f"supporting id {key!r} is not a content id")
-        out.append(Question(
-            id=qid,
-            question=r.text("question", limit=MAX_TEXT),
-            answers=((answer,) if answer else ()) + aliases,
-            supporting=supporting,
-            kind=r.optional_text("kind") or "",
-            answerable=answerable,
-        ))
+        out.append(
+            Question(
+                id=qid,
+                question=r.text("question", limit=MAX_TEXT),
+                answers=((answer,) if answer else ()) + aliases,
+                supporting=supporting,
+                kind=r.optional_text("kind") or "",
+                answerable=answerable,
+            )
+        )
     return out
 
 

@@ -67,23 +67,34 @@ def judge(question: Question, rec: Reconstruction) -> QuestionResult:
     """Score one reconstruction against its gold answer."""
     retrieved = rec.retrieved_keys
     return QuestionResult(
-        id=question.id, kind=question.kind,
-        correct=is_correct(question.answerable, question.answers, rec.context.text,
-                           rec.answer.abstained),
-        em=exact_match(rec.answer.text, question.answers) if question.answerable
+        id=question.id,
+        kind=question.kind,
+        correct=is_correct(
+            question.answerable, question.answers, rec.context.text, rec.answer.abstained
+        ),
+        em=exact_match(rec.answer.text, question.answers)
+        if question.answerable
         else float(rec.answer.abstained),
-        f1=f1(rec.answer.text, question.answers) if question.answerable
+        f1=f1(rec.answer.text, question.answers)
+        if question.answerable
         else float(rec.answer.abstained),
         answer=rec.answer.text,
         recall={k: recall_at_k(retrieved, question.supporting, k) for k in RECALL_KS}
-        if question.supporting else {},
-        tokens=rec.context.tokens, hops=rec.hops, work=rec.work,
+        if question.supporting
+        else {},
+        tokens=rec.context.tokens,
+        hops=rec.hops,
+        work=rec.work,
         timings_ms=dict(rec.timings_ms),
     )
 
 
-def run_questions(memory: Memory, questions: Sequence[Question], genome: Genome,
-                  progress: Callable[[int], None] | None = None) -> list[QuestionResult]:
+def run_questions(
+    memory: Memory,
+    questions: Sequence[Question],
+    genome: Genome,
+    progress: Callable[[int], None] | None = None,
+) -> list[QuestionResult]:
     """Reconstruct and judge every question."""
     results = []
     for question in questions:
@@ -110,13 +121,16 @@ def summarise(results: Sequence[QuestionResult]) -> Summary:
     return Summary(
         questions=n,
         accuracy=mean([float(r.correct) for r in results]),
-        em=mean([r.em for r in results]), f1=mean([r.f1 for r in results]),
+        em=mean([r.em for r in results]),
+        f1=mean([r.f1 for r in results]),
         recall={k: mean([r.recall[k] for r in with_support]) for k in RECALL_KS}
-        if with_support else {},
+        if with_support
+        else {},
         tokens=mean([float(r.tokens) for r in results]),
         hops=mean([float(r.hops) for r in results]),
         work=mean([float(r.work) for r in results]),
-        latency_p50_ms=_pct(latencies, 50), latency_p95_ms=_pct(latencies, 95),
+        latency_p50_ms=_pct(latencies, 50),
+        latency_p95_ms=_pct(latencies, 95),
         stage_p50_ms={s: _pct([r.timings_ms.get(s, 0.0) for r in results], 50) for s in stages},
         stage_p95_ms={s: _pct([r.timings_ms.get(s, 0.0) for r in results], 95) for s in stages},
     )
@@ -143,8 +157,13 @@ def score(accuracy: float, cost: float, context: float, hops: float, base: Score
     latency figure in use: measured p50 latency in ``mragent bench``, and the
     deterministic work count inside evolution (so selection is reproducible).
     """
+
     def rel(value: float, baseline: float) -> float:
         return _clamp(1 - value / baseline) if baseline > 0 else 0.0
 
-    return (0.70 * _clamp(accuracy) + 0.15 * rel(cost, base.cost)
-            + 0.10 * rel(context, base.context) + 0.05 * rel(hops, base.hops))
+    return (
+        0.70 * _clamp(accuracy)
+        + 0.15 * rel(cost, base.cost)
+        + 0.10 * rel(context, base.context)
+        + 0.05 * rel(hops, base.hops)
+    )

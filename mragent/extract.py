@@ -19,15 +19,15 @@ from mragent.corpus import Content
 from mragent.text import STOPWORDS, content_words
 
 _CAP = r"[A-Z][\w'’.-]*[\w]"
-_JOIN_WORDS = ("of", "the", "de", "da", "del", "von", "van", "and", "for", "on", "la", "le",
-               "du")
+_JOIN_WORDS = ("of", "the", "de", "da", "del", "von", "van", "and", "for", "on", "la", "le", "du")
 _JOIN = "(?:" + "|".join(_JOIN_WORDS) + ")"
 _ENTITY = re.compile(rf"\b{_CAP}(?:\s+(?:{_JOIN}\s+)*{_CAP})*")
 _QUOTED = re.compile(r"[\"“]([^\"”]{2,60})[\"”]")
-_MONTHS = ("January|February|March|April|May|June|July|August|September|October|"
-           "November|December")
-_DATE = re.compile(rf"\b(?:\d{{1,2}}\s+(?:{_MONTHS})\s+\d{{4}}|(?:{_MONTHS})\s+\d{{1,2}},?\s+\d{{4}}"
-                   rf"|(?:{_MONTHS})\s+\d{{4}})\b")
+_MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
+_DATE = re.compile(
+    rf"\b(?:\d{{1,2}}\s+(?:{_MONTHS})\s+\d{{4}}|(?:{_MONTHS})\s+\d{{1,2}},?\s+\d{{4}}"
+    rf"|(?:{_MONTHS})\s+\d{{4}})\b"
+)
 _YEAR = re.compile(r"\b(1[0-9]{3}|20[0-9]{2})\b")
 _LEADING = {w.capitalize() for w in STOPWORDS} | {"The", "A", "An", "In", "On", "At"}
 MAX_TAGS = 24
@@ -98,11 +98,18 @@ class RuleExtractor:
             ordered = [primary, *[t for t in tags if t.casefold() != primary.casefold()]]
             tag_words = {w for t in ordered for w in content_words(t)}
             scored = sorted(
-                ((tf * math.log(1 + n / df[w]), w) for w, tf in counts.items()
-                 if len(w) > 3 and w not in tag_words and not w.isdigit()),
+                (
+                    (tf * math.log(1 + n / df[w]), w)
+                    for w, tf in counts.items()
+                    if len(w) > 3 and w not in tag_words and not w.isdigit()
+                ),
                 reverse=True,
             )
-            keywords = tuple(w for _, w in scored[:MAX_KEYWORDS])
+            keywords = (
+                content.cues
+                if content.cues is not None
+                else tuple(w for _, w in scored[:MAX_KEYWORDS])
+            )
             out.append(Extraction(primary, tuple(_dedupe(ordered)), keywords))
         return out
 

@@ -109,13 +109,20 @@ def _read_specs() -> tuple[GeneSpec, ...]:
         if isinstance(annotation, type) and issubclass(annotation, Enum):
             choices = tuple(member.value for member in annotation)
             specs.append(
-                GeneSpec(name, "enum", stage, field.description or "", field.default.value,
-                         choices=choices)
+                GeneSpec(
+                    name,
+                    "enum",
+                    stage,
+                    field.description or "",
+                    field.default.value,
+                    choices=choices,
+                )
             )
         else:
             kind = "int" if annotation is int else "float"
-            specs.append(GeneSpec(name, kind, stage, field.description or "", field.default,
-                                  low, high))
+            specs.append(
+                GeneSpec(name, kind, stage, field.description or "", field.default, low, high)
+            )
     return tuple(specs)
 
 
@@ -146,14 +153,22 @@ def make_genome(values: dict[str, Any]) -> Genome:
 PRESETS: dict[str, Genome] = {
     "default": Genome(),
     # Shallow and cheap: one hop, few cues, short context.
-    "fast": Genome(cueK=3, efSearch=32, traversalDepth=1, tagFanout=3, maxContent=4,
-                   promptStrategy=PromptStrategy.TERSE),
+    "fast": Genome(
+        cueK=3,
+        efSearch=32,
+        traversalDepth=1,
+        tagFanout=3,
+        maxContent=4,
+        promptStrategy=PromptStrategy.TERSE,
+    ),
     # Deep multi-hop reconstruction for bridge questions.
-    "deep": Genome(cueK=6, efSearch=128, traversalDepth=3, tagFanout=6, pruneThreshold=0.05,
-                   maxContent=12),
+    "deep": Genome(
+        cueK=6, efSearch=128, traversalDepth=3, tagFanout=6, pruneThreshold=0.05, maxContent=12
+    ),
     # Exhaustive: every knob at its recall-maximising end.
-    "wide": Genome(cueK=12, efSearch=256, traversalDepth=4, tagFanout=8, pruneThreshold=0.0,
-                   maxContent=20),
+    "wide": Genome(
+        cueK=12, efSearch=256, traversalDepth=4, tagFanout=8, pruneThreshold=0.0, maxContent=20
+    ),
 }
 
 

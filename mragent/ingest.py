@@ -56,8 +56,15 @@ class GraphRecords:
     tag_links: list[dict[str, Any]] = field(default_factory=list)
 
     def params(self, ns: str) -> dict[str, Any]:
-        return {"ns": ns, "contents": self.contents, "tags": self.tags, "cues": self.cues,
-                "refs": self.refs, "cue_links": self.cue_links, "tag_links": self.tag_links}
+        return {
+            "ns": ns,
+            "contents": self.contents,
+            "tags": self.tags,
+            "cues": self.cues,
+            "refs": self.refs,
+            "cue_links": self.cue_links,
+            "tag_links": self.tag_links,
+        }
 
 
 @dataclass(frozen=True)
@@ -81,8 +88,9 @@ def text_hash(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def build_batches(corpus: Corpus, extractor: Extractor, embedder: Embedder,
-                  batch_size: int = BATCH_SIZE) -> list[GraphRecords]:
+def build_batches(
+    corpus: Corpus, extractor: Extractor, embedder: Embedder, batch_size: int = BATCH_SIZE
+) -> list[GraphRecords]:
     """Extract, weigh and split a corpus into self-contained batches.
 
     Each batch carries every node its edges name, so a batch never depends on
@@ -113,12 +121,21 @@ def build_batches(corpus: Corpus, extractor: Extractor, embedder: Embedder,
         tags: set[str] = set()
         cue_links: dict[tuple[str, str], float] = {}
         tag_links: dict[tuple[str, str], float] = {}
-        for content, ex in zip(corpus.contents[start:start + batch_size],
-                               extractions[start:start + batch_size], strict=True):
+        for content, ex in zip(
+            corpus.contents[start : start + batch_size],
+            extractions[start : start + batch_size],
+            strict=True,
+        ):
             key = content_key(content)
-            batch.contents.append({"key": key, "id": new_id(), "text": content.text,
-                                   "title": content.title or ex.primary,
-                                   "source": content.source or corpus.name})
+            batch.contents.append(
+                {
+                    "key": key,
+                    "id": new_id(),
+                    "text": content.text,
+                    "title": content.title or ex.primary,
+                    "source": content.source or corpus.name,
+                }
+            )
             for tag in ex.tags:
                 tags.add(tag)
                 weight = PRIMARY_REF if tag == ex.primary else MENTION_REF
@@ -126,12 +143,12 @@ def build_batches(corpus: Corpus, extractor: Extractor, embedder: Embedder,
                 cue_links[(tag, tag)] = 1.0
             for other in ex.tags[1:]:
                 strength = cooc[(ex.primary, other)] / tag_df[ex.primary]
-                forward = round(strength ** 0.5 * idf(tag_df[other]), 6)
+                forward = round(strength**0.5 * idf(tag_df[other]), 6)
                 backward = round(BACKWARD_DAMPING * idf(tag_df[ex.primary]), 6)
-                tag_links[(ex.primary, other)] = max(tag_links.get((ex.primary, other), 0),
-                                                     forward)
-                tag_links[(other, ex.primary)] = max(tag_links.get((other, ex.primary), 0),
-                                                     backward)
+                tag_links[(ex.primary, other)] = max(tag_links.get((ex.primary, other), 0), forward)
+                tag_links[(other, ex.primary)] = max(
+                    tag_links.get((other, ex.primary), 0), backward
+                )
             for word in ex.keywords:
                 cue_links[(word, ex.primary)] = round(idf(kw_df[word]), 6)
             for link in explicit.get(ex.primary, []):
@@ -140,21 +157,31 @@ def build_batches(corpus: Corpus, extractor: Extractor, embedder: Embedder,
                 tag_links[(link.src, link.dst)] = link.weight
         cue_texts = sorted({cue for cue, _ in cue_links})
         vectors = embedder.embed(cue_texts)
-        batch.cues = [{"text": text, "id": new_id(), "embedding": vec.tolist()}
-                      for text, vec in zip(cue_texts, vectors, strict=True)]
+        batch.cues = [
+            {"text": text, "id": new_id(), "embedding": vec.tolist()}
+            for text, vec in zip(cue_texts, vectors, strict=True)
+        ]
         batch.tags = [{"name": tag, "id": new_id()} for tag in sorted(tags)]
-        batch.cue_links = [{"cue": c, "tag": t, "weight": w}
-                           for (c, t), w in sorted(cue_links.items())]
-        batch.tag_links = [{"src": s, "dst": d, "weight": w}
-                           for (s, d), w in sorted(tag_links.items()) if s != d]
+        batch.cue_links = [
+            {"cue": c, "tag": t, "weight": w} for (c, t), w in sorted(cue_links.items())
+        ]
+        batch.tag_links = [
+            {"src": s, "dst": d, "weight": w} for (s, d), w in sorted(tag_links.items()) if s != d
+        ]
         batches.append(batch)
     return batches
 
 
-def ingest(store: GraphStore, corpus: Corpus, ns: str, *,
-           extractor: Extractor | None = None, embedder: Embedder | None = None,
-           batch_size: int = BATCH_SIZE,
-           progress: Callable[[int, int], None] | None = None) -> IngestReport:
+def ingest(
+    store: GraphStore,
+    corpus: Corpus,
+    ns: str,
+    *,
+    extractor: Extractor | None = None,
+    embedder: Embedder | None = None,
+    batch_size: int = BATCH_SIZE,
+    progress: Callable[[int, int], None] | None = None,
+) -> IngestReport:
     """Write a validated corpus into namespace ``ns``.
 
     Idempotent: nodes merge on natural keys, so ingesting the same corpus twice
@@ -178,8 +205,7 @@ def ingest(store: GraphStore, corpus: Corpus, ns: str, *,
         if progress:
             progress(done, len(batches))
     store.run("rank_links", {"ns": ns})
-    return IngestReport(ns, len(corpus.contents), len(batches), before,
-                        namespace_stats(store, ns))
+    return IngestReport(ns, len(corpus.contents), len(batches), before, namespace_stats(store, ns))
 
 
 def namespace_stats(store: GraphStore, ns: str) -> dict[str, int]:

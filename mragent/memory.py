@@ -73,8 +73,13 @@ class Memory:
         synthesizer: Defaults to the extractive synthesizer.
     """
 
-    def __init__(self, store: GraphStore, ns: str, embedder: Embedder | None = None,
-                 synthesizer: Synthesizer | None = None) -> None:
+    def __init__(
+        self,
+        store: GraphStore,
+        ns: str,
+        embedder: Embedder | None = None,
+        synthesizer: Synthesizer | None = None,
+    ) -> None:
         self.store, self.ns = store, ns
         self.embedder = embedder or default_embedder()
         rows = store.run("get_space", {"ns": ns})
@@ -96,8 +101,9 @@ class Memory:
         """Rarity of a word among this memory's contents (unknown: rarest)."""
         return self._idf.get(word, self._unknown_idf)
 
-    def reconstruct(self, question: str, genome: Genome,
-                    native_vector_index: bool = False) -> Reconstruction:
+    def reconstruct(
+        self, question: str, genome: Genome, native_vector_index: bool = False
+    ) -> Reconstruction:
         """Answer ``question`` by cue search, traversal, rerank and synthesis.
 
         Args:
@@ -122,5 +128,6 @@ class Memory:
         context = assemble(ranked, genome.promptStrategy, genome.maxContent)
         answer = self.synthesizer.answer(question, context)
         timings["synthesis"] = (time.perf_counter() - mark) * 1000
-        return Reconstruction(question, cues, candidates, ranked, context, answer, timings,
-                              cue_work=genome.efSearch)
+        return Reconstruction(
+            question, cues, candidates, ranked, context, answer, timings, cue_work=genome.efSearch
+        )

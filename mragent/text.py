@@ -6,7 +6,8 @@ import re
 
 WORD = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+)?")
 
-STOPWORDS = frozenset("""
+STOPWORDS = frozenset(
+    """
 a about above after again against all also am an and any are as at be because been
 before being below between both but by can could did do does doing down during each few
 for from further had has have having he her here hers herself him himself his how i if
@@ -16,7 +17,8 @@ their theirs them themselves then there these they this those through to too und
 up very was we were what when where which while who whom why will with would you your
 yours yourself yourselves what's who's whose one two first later many much may might
 must new well
-""".split())
+""".split()
+)
 
 
 def words(text: str) -> list[str]:

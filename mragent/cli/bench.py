@@ -25,13 +25,21 @@ from mragent.store import open_store
 
 
 def bench_command(
-    corpus: Annotated[Path | None, typer.Option(
-        help="Corpus JSON with questions (default: the bundled reference corpus).")] = None,
-    genome: Annotated[str | None, typer.Option(
-        help="Preset name, genome JSON or optimize.report.json (default: default).")] = None,
+    corpus: Annotated[
+        Path | None,
+        typer.Option(help="Corpus JSON with questions (default: the bundled reference corpus)."),
+    ] = None,
+    genome: Annotated[
+        str | None,
+        typer.Option(help="Preset name, genome JSON or optimize.report.json (default: default)."),
+    ] = None,
     db: DbOption = None,
-    ns: Annotated[str | None, typer.Option(
-        help="Namespace to read (default: derived from the corpus; ingested if empty).")] = None,
+    ns: Annotated[
+        str | None,
+        typer.Option(
+            help="Namespace to read (default: derived from the corpus; ingested if empty)."
+        ),
+    ] = None,
     json_out: Annotated[Path | None, typer.Option("--json", help="Write results here.")] = None,
 ) -> None:
     """Run a genome over a corpus and print it beside BM25 and dense flat baselines."""
@@ -44,33 +52,65 @@ def bench_command(
         namespace = validate_namespace(ns) if ns else corpus_namespace(path)
         with open_store(db) as store:
             if ensure_ingested(store, data, namespace):
-                console.print(f"ingested {len(data.contents)} contents into {namespace!r}",
-                              highlight=False)
+                console.print(
+                    f"ingested {len(data.contents)} contents into {namespace!r}", highlight=False
+                )
             with Progress(transient=True, console=console) as progress:
                 task = progress.add_task("questions", total=len(data.questions) * 4)
-                runs = run_bench(store, data, namespace, chosen,
-                                 lambda n: progress.advance(task, n))
+                runs = run_bench(
+                    store, data, namespace, chosen, lambda n: progress.advance(task, n)
+                )
             caps = store.capabilities
         _print(runs, caps.engine, caps.version, path)
         if json_out:
-            write_json_atomic(json_out, bench_report(
-                runs, genome=chosen, engine=caps.engine, version=caps.version,
-                corpus=str(path), ns=namespace))
+            write_json_atomic(
+                json_out,
+                bench_report(
+                    runs,
+                    genome=chosen,
+                    engine=caps.engine,
+                    version=caps.version,
+                    corpus=str(path),
+                    ns=namespace,
+                ),
+            )
             out.print(f"wrote {json_out}", highlight=False)
 
 
 def _print(runs: list, engine: str, version: str, path: Path) -> None:
     table = Table(title=f"{path.name} on {engine} {version}")
-    for column in ("system", "acc", "EM", "F1", "R@2", "R@5", "R@10", "ctx tok", "hops",
-                   "work", "p50 ms", "p95 ms", "score"):
+    for column in (
+        "system",
+        "acc",
+        "EM",
+        "F1",
+        "R@2",
+        "R@5",
+        "R@10",
+        "ctx tok",
+        "hops",
+        "work",
+        "p50 ms",
+        "p95 ms",
+        "score",
+    ):
         table.add_column(column, justify="left" if column == "system" else "right")
     for run in runs:
         s = run.summary
         recall = [f"{100 * s.recall[k]:.1f}" if s.recall else "-" for k in (2, 5, 10)]
-        table.add_row(run.name, f"{100 * s.accuracy:.1f}", f"{100 * s.em:.1f}",
-                      f"{100 * s.f1:.1f}", *recall, f"{s.tokens:.0f}", f"{s.hops:.2f}",
-                      f"{s.work:.0f}", f"{s.latency_p50_ms:.2f}", f"{s.latency_p95_ms:.2f}",
-                      f"{run.score:.3f}" if run.score is not None else "-")
+        table.add_row(
+            run.name,
+            f"{100 * s.accuracy:.1f}",
+            f"{100 * s.em:.1f}",
+            f"{100 * s.f1:.1f}",
+            *recall,
+            f"{s.tokens:.0f}",
+            f"{s.hops:.2f}",
+            f"{s.work:.0f}",
+            f"{s.latency_p50_ms:.2f}",
+            f"{s.latency_p95_ms:.2f}",
+            f"{run.score:.3f}" if run.score is not None else "-",
+        )
     out.print(table)
     kinds = sorted({r.kind for r in runs[0].results if r.kind})
     if kinds:
@@ -82,9 +122,10 @@ def _print(runs: list, engine: str, version: str, path: Path) -> None:
             hits: dict[str, list[bool]] = defaultdict(list)
             for r in run.results:
                 hits[r.kind].append(r.correct)
-            per_kind.add_row(run.name, *(f"{100 * sum(hits[k]) / len(hits[k]):.0f}"
-                                         for k in kinds))
+            per_kind.add_row(run.name, *(f"{100 * sum(hits[k]) / len(hits[k]):.0f}" for k in kinds))
         out.print(per_kind)
     stages = runs[0].summary.stage_p50_ms
-    out.print("mragent p50 per stage: " + ", ".join(
-        f"{k} {v:.2f} ms" for k, v in stages.items()), highlight=False)
+    out.print(
+        "mragent p50 per stage: " + ", ".join(f"{k} {v:.2f} ms" for k, v in stages.items()),
+        highlight=False,
+    )

@@ -16,9 +16,13 @@ out = Console()
 
 DbOption = Annotated[
     str | None,
-    typer.Option("--db", envvar="MRAGENT_DB", show_envvar=True,
-                 help="Database URL: falkordb://host:port, bolt://, neo4j://, memgraph://. "
-                      "Default: the embedded FalkorDB under ./.mragent (or $MRAGENT_HOME)."),
+    typer.Option(
+        "--db",
+        envvar="MRAGENT_DB",
+        show_envvar=True,
+        help="Database URL: falkordb://host:port, bolt://, neo4j://, memgraph://. "
+        "Default: the embedded FalkorDB under ./.mragent (or $MRAGENT_HOME).",
+    ),
 ]
 NsOption = Annotated[
     str, typer.Option("--ns", envvar="MRAGENT_NS", help="Namespace of the memory.")

@@ -17,8 +17,9 @@ def start() -> None:
         running = embedded.status()
         server = running or embedded.ensure_running()
         verb = "already running" if running else "started"
-        out.print(f"{verb}: {server.url} (pid {server.pid}, data {server.data_dir})",
-                  highlight=False)
+        out.print(
+            f"{verb}: {server.url} (pid {server.pid}, data {server.data_dir})", highlight=False
+        )
 
 
 @app.command()
@@ -35,5 +36,4 @@ def status() -> None:
     if server is None:
         out.print(f"not running (home {embedded.default_home()})", highlight=False)
         raise typer.Exit(code=3)
-    out.print(f"running: {server.url} (pid {server.pid}, data {server.data_dir})",
-              highlight=False)
+    out.print(f"running: {server.url} (pid {server.pid}, data {server.data_dir})", highlight=False)

@@ -11,8 +11,7 @@ from rich.table import Table
 from mragent.cli.common import cli_errors, out
 from mragent.genome import GENES, PRESETS, load_genome
 
-app = typer.Typer(help="Show the ten genes, their ranges and the presets.",
-                  no_args_is_help=True)
+app = typer.Typer(help="Show the ten genes, their ranges and the presets.", no_args_is_help=True)
 
 
 @app.command("list")
@@ -20,15 +19,18 @@ def list_genes() -> None:
     """Table of every gene: stage, type, range, default."""
     table = Table("gene", "stage", "type", "range", "default", "controls")
     for spec in GENES:
-        table.add_row(spec.name, spec.stage, spec.kind, spec.describe_range(),
-                      str(spec.default), spec.doc)
+        table.add_row(
+            spec.name, spec.stage, spec.kind, spec.describe_range(), str(spec.default), spec.doc
+        )
     out.print(table)
 
 
 @app.command()
 def show(
-    genome: Annotated[str, typer.Argument(
-        help=f"A preset ({', '.join(PRESETS)}), a genome JSON file or a report.")] = "default",
+    genome: Annotated[
+        str,
+        typer.Argument(help=f"A preset ({', '.join(PRESETS)}), a genome JSON file or a report."),
+    ] = "default",
 ) -> None:
     """Print a genome as JSON (validated)."""
     with cli_errors():

@@ -18,8 +18,9 @@ def ingest_command(
     file: Annotated[Path, typer.Argument(help="Corpus JSON in the mragent format.")],
     ns: NsOption = "default",
     db: DbOption = None,
-    batch_size: Annotated[int, typer.Option(min=1, max=10_000,
-                                            help="Contents per atomic batch.")] = BATCH_SIZE,
+    batch_size: Annotated[
+        int, typer.Option(min=1, max=10_000, help="Contents per atomic batch.")
+    ] = BATCH_SIZE,
 ) -> None:
     """Load a corpus into a namespace (idempotent; validated before any write)."""
     with cli_errors():
@@ -32,8 +33,9 @@ def ingest_command(
                 progress.update(task, completed=done, total=total)
 
             report = ingest(store, corpus, ns, batch_size=batch_size, progress=advance)
-        added = {k: report.nodes_after[k] - report.nodes_before.get(k, 0)
-                 for k in report.nodes_after}
+        added = {
+            k: report.nodes_after[k] - report.nodes_before.get(k, 0) for k in report.nodes_after
+        }
         out.print(
             f"ingested {report.contents} contents from {file} into {ns!r} "
             f"in {report.batches} batch(es); added "

@@ -52,14 +52,19 @@ class CueIndex:
         embedder: Embeds questions into the cues' space.
     """
 
-    def __init__(self, ids: list[str], texts: list[str], vectors: np.ndarray,
-                 embedder: Embedder) -> None:
+    def __init__(
+        self, ids: list[str], texts: list[str], vectors: np.ndarray, embedder: Embedder
+    ) -> None:
         self.ids, self.texts, self.embedder = ids, texts, embedder
         self.position = {cue_id: i for i, cue_id in enumerate(ids)}
         dim = vectors.shape[1] if len(ids) else embedder.identity.dimension
         self.hnsw = hnswlib.Index(space="cosine", dim=dim)
-        self.hnsw.init_index(max_elements=max(1, len(ids)), M=HNSW_M,
-                             ef_construction=HNSW_EF_CONSTRUCTION, random_seed=100)
+        self.hnsw.init_index(
+            max_elements=max(1, len(ids)),
+            M=HNSW_M,
+            ef_construction=HNSW_EF_CONSTRUCTION,
+            random_seed=100,
+        )
         if len(ids):
             self.hnsw.add_items(vectors, np.arange(len(ids)), num_threads=1)
         self.bm25 = BM25(texts)
@@ -82,8 +87,9 @@ class CueIndex:
         k = min(k, ef, len(self.ids))
         self.hnsw.set_ef(max(ef, k))
         labels, distances = self.hnsw.knn_query(vector.reshape(1, -1), k=k, num_threads=1)
-        return {self.ids[int(i)]: 1.0 - float(d) for i, d in zip(labels[0], distances[0],
-                                                                   strict=True)}
+        return {
+            self.ids[int(i)]: 1.0 - float(d) for i, d in zip(labels[0], distances[0], strict=True)
+        }
 
     def exact_dense(self, vector: np.ndarray, k: int) -> dict[str, float]:
         """Brute-force cosine top-k, the ground truth HNSW approximates."""
@@ -94,11 +100,13 @@ class CueIndex:
         order = np.argsort(-sims, kind="stable")[:k]
         return {self.ids[int(i)]: float(sims[i]) for i in order}
 
-    def native_dense(self, store: GraphStore, ns: str, vector: np.ndarray,
-                     k: int = DENSE_CANDIDATES) -> dict[str, float]:
+    def native_dense(
+        self, store: GraphStore, ns: str, vector: np.ndarray, k: int = DENSE_CANDIDATES
+    ) -> dict[str, float]:
         """Dense candidates from the database's own vector index."""
-        rows = store.run("cue_vector_search",
-                         {"ns": ns, "k": k * 4, "embedding": vector.tolist()})
+        # The index spans every namespace: oversample, then keep this namespace's hits.
+        fetch = max(k * 8, 64)
+        rows = store.run("cue_vector_search", {"ns": ns, "k": fetch, "embedding": vector.tolist()})
         caps = store.capabilities
         return {row["id"]: caps.similarity(row["raw_score"]) for row in rows[:k]}
 
@@ -106,8 +114,9 @@ class CueIndex:
         """BM25 over cue texts: cue id -> score (only cues sharing a term)."""
         return {self.ids[i]: score for i, score in self.bm25.scores(question).items()}
 
-    def search(self, question: str, genome: Genome,
-               dense_hits: dict[str, float] | None = None) -> list[CueHit]:
+    def search(
+        self, question: str, genome: Genome, dense_hits: dict[str, float] | None = None
+    ) -> list[CueHit]:
         """The ``cueK`` best entry cues for ``question`` under ``genome``.
 
         Args:
@@ -120,14 +129,25 @@ class CueIndex:
             vector = self.embedder.embed([question])[0]
             dense_hits = self.dense(vector, genome.efSearch)
         sparse_hits = self.sparse(question)
-        fused = {cue_id: value for cue_id, value in
-                 fuse(genome.fusion, dense_hits, sparse_hits, genome.hybridAlpha).items()
-                 if value > 0}  # a cue only the zero-weighted side found is no evidence
-        ranked = sorted(fused.items(), key=lambda item: (-item[1], self.texts[
-            self.position[item[0]]]))[: genome.cueK]
+        fused = {
+            cue_id: value
+            for cue_id, value in fuse(
+                genome.fusion, dense_hits, sparse_hits, genome.hybridAlpha
+            ).items()
+            if value > 0
+        }  # a cue only the zero-weighted side found is no evidence
+        ranked = sorted(
+            fused.items(), key=lambda item: (-item[1], self.texts[self.position[item[0]]])
+        )[: genome.cueK]
         top = ranked[0][1] if ranked and ranked[0][1] > 0 else 1.0
         return [
-            CueHit(cue_id, self.texts[self.position[cue_id]], dense_hits.get(cue_id, 0.0),
-                   sparse_hits.get(cue_id, 0.0), value, max(value / top, 1e-6))
+            CueHit(
+                cue_id,
+                self.texts[self.position[cue_id]],
+                dense_hits.get(cue_id, 0.0),
+                sparse_hits.get(cue_id, 0.0),
+                value,
+                max(value / top, 1e-6),
+            )
             for cue_id, value in ranked
         ]

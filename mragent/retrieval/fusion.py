@@ -46,15 +46,16 @@ def _dbsf_norm(scores: Scores) -> Scores:
     mean, sd = statistics.fmean(values), statistics.pstdev(values)
     low, high = mean - 3 * sd, mean + 3 * sd
     span = high - low
-    return {key: min(1.0, max(0.0, (v - low) / span)) if span else 1.0
-            for key, v in scores.items()}
+    return {key: min(1.0, max(0.0, (v - low) / span)) if span else 1.0 for key, v in scores.items()}
 
 
 def _weighted(norm: Callable[[Scores], Scores]) -> Callable[[Scores, Scores, float], Scores]:
     def fuse(dense: Scores, sparse: Scores, alpha: float) -> Scores:
         d, s = norm(dense), norm(sparse)
-        return {key: alpha * d.get(key, 0.0) + (1 - alpha) * s.get(key, 0.0)
-                for key in d.keys() | s.keys()}
+        return {
+            key: alpha * d.get(key, 0.0) + (1 - alpha) * s.get(key, 0.0)
+            for key in d.keys() | s.keys()
+        }
 
     return fuse
 

@@ -61,11 +61,18 @@ def reconstruct(store: GraphStore, ns: str, cues: list[CueHit], genome: Genome) 
     )
     return [
         Candidate(
-            id=row["content_id"], key=row["key"], title=row["title"] or "", text=row["text"],
-            evidence=float(row["evidence"]), paths=int(row["paths"]),
-            elements=int(row["elements"]), hops=int(row["best_hops"]),
-            trails=tuple(Trail(tuple(t["nodes"]), float(t["evidence"]), int(t["hops"]))
-                         for t in row["trails"]),
+            id=row["content_id"],
+            key=row["key"],
+            title=row["title"] or "",
+            text=row["text"],
+            evidence=float(row["evidence"]),
+            paths=int(row["paths"]),
+            elements=int(row["elements"]),
+            hops=int(row["best_hops"]),
+            trails=tuple(
+                Trail(tuple(t["nodes"]), float(t["evidence"]), int(t["hops"]))
+                for t in row["trails"]
+            ),
         )
         for row in rows
     ]

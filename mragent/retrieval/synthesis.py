@@ -60,8 +60,7 @@ def assemble(ranked: list[Ranked], strategy: PromptStrategy, max_content: int) -
         kept = pool
     lines = [f"[{i}] {r.candidate.title}: {r.candidate.text}" for i, r in enumerate(kept, 1)]
     if dropped:
-        lines.append("Dropped as weak evidence: "
-                     + "; ".join(r.candidate.title for r in dropped))
+        lines.append("Dropped as weak evidence: " + "; ".join(r.candidate.title for r in dropped))
     return Context(tuple(kept), tuple(dropped), "\n".join(lines))
 
 

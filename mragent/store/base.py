@@ -24,8 +24,9 @@ class Capabilities:
 
     Attributes:
         engine: ``falkordb``, ``neo4j`` or ``memgraph``; picks query overrides.
-        vector_score: ``similarity`` (higher is closer) or ``distance``
-            (lower is closer), as returned by the native vector index.
+        vector_score: how the native vector index reports closeness:
+            ``cosine`` (the similarity itself), ``cosine01`` (``(1 + cos) / 2``,
+            Neo4j) or ``distance`` (``1 - cos``, FalkorDB).
         multi_statement_transactions: whether :meth:`GraphStore.transaction`
             spans several statements atomically. Where it does not, every
             write the product makes is a single statement, which is atomic on
@@ -39,8 +40,12 @@ class Capabilities:
     version: str = ""
 
     def similarity(self, raw: float) -> float:
-        """Turn a native vector score into a similarity in [-1, 1]."""
-        return 1.0 - float(raw) if self.vector_score == "distance" else float(raw)
+        """Turn a native vector score into a cosine similarity in [-1, 1]."""
+        if self.vector_score == "distance":
+            return 1.0 - float(raw)
+        if self.vector_score == "cosine01":
+            return 2.0 * float(raw) - 1.0
+        return float(raw)
 
 
 class Transaction(abc.ABC):
@@ -61,9 +66,9 @@ class GraphStore(abc.ABC):
         """The query template for ``name`` in this store's dialect."""
         return get_query(name, self.capabilities.engine)
 
-    def prepare(self, name: str, params: dict[str, Any] | None, render: dict[str, int]) -> tuple[
-        str, dict[str, Any]
-    ]:
+    def prepare(
+        self, name: str, params: dict[str, Any] | None, render: dict[str, int]
+    ) -> tuple[str, dict[str, Any]]:
         """Render and check a named query; the single path to query text."""
         template = self.template(name)
         params = params or {}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -45,11 +46,20 @@ class BoltStore(GraphStore):
         database: Neo4j database name (ignored by Memgraph).
     """
 
-    def __init__(self, uri: str, auth: tuple[str, str] | None, engine: str | None = None,
-                 database: str | None = None) -> None:
+    def __init__(
+        self,
+        uri: str,
+        auth: tuple[str, str] | None,
+        engine: str | None = None,
+        database: str | None = None,
+    ) -> None:
         self.url = uri
+        self._open_session: neo4j.Session | None = None
         try:
-            self._driver = neo4j.GraphDatabase.driver(uri, auth=auth)
+            # Schema-less reads of absent labels are normal here; their warnings are noise.
+            self._driver = neo4j.GraphDatabase.driver(
+                uri, auth=auth, notifications_min_severity="OFF"
+            )
             info = self._driver.get_server_info()
         except _DRIVER_ERRORS as exc:
             raise BackendUnavailable(f"Bolt server at {uri} is not reachable: {exc}") from None
@@ -63,8 +73,10 @@ class BoltStore(GraphStore):
         if self._engine == "neo4j":
             version = self._neo4j_version() or version
         self.capabilities = Capabilities(
-            engine=self._engine, vector_score="similarity",
-            multi_statement_transactions=True, version=version,
+            engine=self._engine,
+            vector_score="cosine01" if self._engine == "neo4j" else "cosine",
+            multi_statement_transactions=True,
+            version=version,
         )
 
     def _neo4j_version(self) -> str:
@@ -78,30 +90,41 @@ class BoltStore(GraphStore):
         return str(records[0]["v"]) if records else ""
 
     def _session(self) -> neo4j.Session:
-        if self._database:
-            return self._driver.session(database=self._database)
-        return self._driver.session()
+        # One long-lived session: opening a session per query costs a few
+        # milliseconds of routing and database resolution on every call.
+        if self._open_session is None or getattr(self._open_session, "_closed", False):
+            if self._database:
+                self._open_session = self._driver.session(database=self._database)
+            else:
+                self._open_session = self._driver.session()
+        return self._open_session
 
     def _execute(self, name: str, text: str, params: dict[str, Any]) -> Rows:
         try:
-            with self._session() as session:
-                return [record.data() for record in session.run(text, params)]
+            return [record.data() for record in self._session().run(text, params)]
         except _DRIVER_ERRORS as exc:
+            self._reset_session()
             raise _translate(name, exc) from None
+
+    def _reset_session(self) -> None:
+        if self._open_session is not None:
+            with contextlib.suppress(*_DRIVER_ERRORS):
+                self._open_session.close()
+        self._open_session = None
 
     @contextmanager
     def _transaction(self) -> Iterator[Transaction]:
         try:
-            with self._session() as session, session.begin_transaction() as tx:
+            with self._session().begin_transaction() as tx:
                 yield _BoltTransaction(self, tx)
                 tx.commit()
         except _DRIVER_ERRORS as exc:
+            self._reset_session()
             raise _translate("transaction", exc) from None
 
     def _execute_schema(self, name: str, statement: str) -> None:
         try:
-            with self._session() as session:
-                session.run(statement).consume()
+            self._session().run(statement).consume()
         except neo4j.exceptions.ClientError as exc:
             # Memgraph lacks IF NOT EXISTS for some index kinds.
             if "already exists" not in str(exc).lower():
@@ -110,8 +133,11 @@ class BoltStore(GraphStore):
     def drop_all(self) -> None:
         """Delete every node (every namespace). Used by tests and benchmarks."""
         with self._session() as session:
-            session.run("MATCH (n) CALL { WITH n DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS"
-                        if self._engine == "neo4j" else "MATCH (n) DETACH DELETE n").consume()
+            session.run(
+                "MATCH (n) CALL { WITH n DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS"
+                if self._engine == "neo4j"
+                else "MATCH (n) DETACH DELETE n"
+            ).consume()
 
     def close(self) -> None:
         self._driver.close()

@@ -20,8 +20,8 @@ SCHEMES = ("falkordb", "redis", "bolt", "bolt+s", "neo4j", "neo4j+s", "memgraph"
 def open_store(url: str | None = None, *, home: Path | None = None) -> GraphStore:
     """Open the store a URL names (None: the embedded FalkorDB).
 
-    Credentials come from the URL's user info, else ``MRAGENT_DB_USER`` and
-    ``MRAGENT_DB_PASSWORD``.
+    Credentials come from the URL's user info; for Bolt URLs without them,
+    from ``MRAGENT_DB_USER`` and ``MRAGENT_DB_PASSWORD``.
 
     Raises:
         ConfigError: when the URL is malformed or its scheme unknown.
@@ -43,11 +43,10 @@ def open_store(url: str | None = None, *, home: Path | None = None) -> GraphStor
     except ValueError:
         raise ConfigError(f"database URL {url!r}: invalid port") from None
     host = parts.hostname or "127.0.0.1"
-    user = unquote(parts.username) if parts.username else os.environ.get("MRAGENT_DB_USER")
-    password = (unquote(parts.password) if parts.password
-                else os.environ.get("MRAGENT_DB_PASSWORD"))
     if scheme in ("falkordb", "redis"):
-        return FalkorStore(host, port or 6379, password=password)
+        return FalkorStore(host, port or 6379, password=unquote(parts.password or "") or None)
+    user = unquote(parts.username) if parts.username else os.environ.get("MRAGENT_DB_USER")
+    password = unquote(parts.password) if parts.password else os.environ.get("MRAGENT_DB_PASSWORD")
 
     from mragent.store.bolt import BoltStore
 

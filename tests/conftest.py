@@ -1,0 +1,150 @@
+"""Shared fixtures: real graph database engines, one namespace per test.
+
+Engines:
+* ``falkordb``: the embedded server, started in a temporary MRAGENT_HOME (always).
+* ``neo4j``: ``MRAGENT_TEST_NEO4J_URL`` (default ``bolt://127.0.0.1:7687``, auth from
+  ``MRAGENT_DB_USER``/``MRAGENT_DB_PASSWORD``, default neo4j/mragent-dev), or a
+  testcontainers Neo4j where a Docker engine answers.
+* ``memgraph``: ``MRAGENT_TEST_MEMGRAPH_URL`` (default ``memgraph://127.0.0.1:7688``),
+  or a testcontainers Memgraph where a Docker engine answers.
+
+An unreachable engine skips its tests with the reason, unless it is named in
+``MRAGENT_REQUIRE_BACKENDS`` (comma-separated), which turns the skip into a failure.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from mragent.errors import BackendUnavailable
+from mragent.store import embedded, open_store
+from mragent.store.base import GraphStore
+
+ENGINES = ("falkordb", "neo4j", "memgraph")
+REPO = Path(__file__).resolve().parent.parent
+
+
+def required_backends() -> set[str]:
+    return {
+        e.strip() for e in os.environ.get("MRAGENT_REQUIRE_BACKENDS", "").split(",") if e.strip()
+    }
+
+
+def unavailable(engine: str, reason: str) -> None:
+    """Skip, or fail when the engine is required."""
+    if engine in required_backends():
+        pytest.fail(f"{engine} is required (MRAGENT_REQUIRE_BACKENDS) but {reason}")
+    pytest.skip(f"{engine} not reachable: {reason}")
+
+
+def _docker_container(engine: str) -> tuple[object, str] | None:
+    """Start an engine with testcontainers when a Docker engine answers."""
+    try:
+        import docker
+        from testcontainers.core.container import DockerContainer
+        from testcontainers.core.waiting_utils import wait_for_logs
+
+        docker.from_env().ping()
+    except Exception:  # no package, no daemon: Docker is simply not an option here
+        return None
+    if engine == "neo4j":
+        box = (
+            DockerContainer("neo4j:5.26-community")
+            .with_env("NEO4J_AUTH", "neo4j/mragent-dev")
+            .with_exposed_ports(7687)
+        )
+        box.start()
+        wait_for_logs(box, "Started.", timeout=120)
+        return (
+            box,
+            f"bolt://neo4j:mragent-dev@{box.get_container_host_ip()}:{box.get_exposed_port(7687)}",
+        )
+    box = (
+        DockerContainer("memgraph/memgraph:latest")
+        .with_command("--experimental-enabled=text-search")
+        .with_exposed_ports(7687)
+    )
+    box.start()
+    wait_for_logs(box, "You are running Memgraph", timeout=120)
+    return box, f"memgraph://{box.get_container_host_ip()}:{box.get_exposed_port(7687)}"
+
+
+@pytest.fixture(scope="session")
+def falkordb_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    home = tmp_path_factory.mktemp("mragent-home")
+    try:
+        server = embedded.ensure_running(home)
+    except BackendUnavailable as exc:
+        unavailable("falkordb", str(exc))
+    yield server.url
+    embedded.stop(home)
+
+
+_containers: list[object] = []
+
+
+def _bolt_url(engine: str) -> str:
+    if engine == "neo4j":
+        url = os.environ.get("MRAGENT_TEST_NEO4J_URL", "bolt://127.0.0.1:7687")
+        os.environ.setdefault("MRAGENT_DB_PASSWORD", "mragent-dev")
+    else:
+        url = os.environ.get("MRAGENT_TEST_MEMGRAPH_URL", "memgraph://127.0.0.1:7688")
+    return url
+
+
+@pytest.fixture(scope="session")
+def engine_urls(falkordb_url: str) -> dict[str, str | None]:
+    """URL per engine, or None when it cannot be reached."""
+    urls: dict[str, str | None] = {"falkordb": falkordb_url}
+    for engine in ("neo4j", "memgraph"):
+        url = _bolt_url(engine)
+        try:
+            open_store(url).close()
+            urls[engine] = url
+        except BackendUnavailable:
+            started = _docker_container(engine)
+            if started:
+                _containers.append(started[0])
+                urls[engine] = started[1]
+            else:
+                urls[engine] = None
+    return urls
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    for box in _containers:
+        box.stop()  # type: ignore[attr-defined]
+
+
+@pytest.fixture(params=ENGINES)
+def store(
+    request: pytest.FixtureRequest, engine_urls: dict[str, str | None]
+) -> Iterator[GraphStore]:
+    """An open store on each engine in turn (the backend contract fixture)."""
+    engine = request.param
+    url = engine_urls[engine]
+    if url is None:
+        unavailable(engine, f"nothing answers at {_bolt_url(engine)} and no Docker engine")
+    with open_store(url) as opened:
+        assert opened.capabilities.engine == engine
+        yield opened
+
+
+@pytest.fixture
+def ns(store: GraphStore) -> Iterator[str]:
+    """A fresh namespace, deleted afterwards."""
+    name = f"t-{uuid.uuid4().hex[:12]}"
+    yield name
+    store.run("delete_namespace", {"ns": name})
+
+
+@pytest.fixture(scope="session")
+def falkor_store(falkordb_url: str) -> Iterator[GraphStore]:
+    """A store on the embedded FalkorDB only (pipeline tests that need one engine)."""
+    with open_store(falkordb_url) as opened:
+        yield opened

@@ -1,0 +1,59 @@
+"""Small corpora written for the tests."""
+
+from __future__ import annotations
+
+from typing import Any
+
+# A chain Acme -> Jane Roe -> Lisbon, plus a distractor; tags are explicit so the
+# expected graph (and the traversal's rows) can be written down by hand.
+CHAIN: dict[str, Any] = {
+    "format": "mragent-corpus/1",
+    "contents": [
+        {
+            "id": "acme",
+            "title": "Acme",
+            "tags": ["Acme", "Jane Roe"],
+            "cues": [],
+            "text": "Acme was founded by Jane Roe.",
+        },
+        {
+            "id": "roe",
+            "title": "Jane Roe",
+            "tags": ["Jane Roe", "Lisbon"],
+            "cues": [],
+            "text": "Jane Roe was born in Lisbon.",
+        },
+        {
+            "id": "lisbon",
+            "title": "Lisbon",
+            "tags": ["Lisbon"],
+            "cues": [],
+            "text": "Lisbon lies on the Tagus.",
+        },
+        {
+            "id": "zeta",
+            "title": "Zeta",
+            "tags": ["Zeta"],
+            "cues": [],
+            "text": "Zeta is unrelated to the rest.",
+        },
+    ],
+    "questions": [
+        {
+            "id": "q1",
+            "question": "Where was the founder of Acme born?",
+            "answer": "Lisbon",
+            "supporting": ["acme", "roe"],
+            "kind": "bridge-2",
+        },
+    ],
+}
+
+INJECTIONS = [
+    "x'}) DETACH DELETE n //",
+    'x"}) MATCH (n) DETACH DELETE n //',
+    "`Content`) DETACH DELETE x //",
+    "$ns } RETURN 1; MATCH (n) DELETE n",
+    "{{depth}} */ CALL db.clearQueryCaches() /*",
+    "Robert'); DROP TABLE memories;--",
+]

@@ -1,0 +1,200 @@
+"""Backend contract suite: written once, run against every reachable engine."""
+
+from __future__ import annotations
+
+import copy
+import math
+
+import pytest
+
+from mragent.corpus import parse_corpus
+from mragent.embedding import HashingEmbedder
+from mragent.errors import EmbeddingMismatch, QueryError
+from mragent.genome import Genome
+from mragent.ingest import build_batches, ingest, namespace_stats
+from mragent.extract import RuleExtractor
+from mragent.memory import Memory
+from mragent.store.base import GraphStore
+from tests.fixtures import CHAIN, INJECTIONS
+
+pytestmark = pytest.mark.backend
+
+
+def _cue_id(store: GraphStore, ns: str, text: str) -> str:
+    return next(r["id"] for r in store.run("cue_snapshot", {"ns": ns}) if r["text"] == text)
+
+
+def _traverse(
+    store: GraphStore, ns: str, cue: str, depth: int, fanout: int = 8, prune: float = 0.0
+) -> list[tuple[str, float, int, int]]:
+    rows = store.run(
+        "traverse",
+        {
+            "ns": ns,
+            "cues": [{"id": _cue_id(store, ns, cue), "score": 1.0}],
+            "fanout": fanout,
+            "decay": 0.8,
+            "prune": prune,
+            "limit": 50,
+            "paths_per_content": 4,
+        },
+        depth=depth,
+    )
+    return [(r["key"], round(r["evidence"], 6), r["best_hops"], r["paths"]) for r in rows]
+
+
+def test_schema_is_idempotent(store: GraphStore) -> None:
+    store.ensure_schema(256)
+    store.ensure_schema(256)  # a second call must not fail on existing indexes
+
+
+def test_ingest_builds_the_graph_model_and_is_idempotent(store: GraphStore, ns: str) -> None:
+    corpus = parse_corpus(CHAIN)
+    first = ingest(store, corpus, ns)
+    # 4 contents, 4 tags, 4 tag cues; refs: 2+2+1+1; Cue->Tag 4; Tag->Tag:
+    # Acme<->Jane Roe, Jane Roe<->Lisbon.
+    assert first.nodes_after == {"cues": 4, "tags": 4, "contents": 4, "links": 8, "refs": 6}
+    second = ingest(store, corpus, ns)
+    assert second.nodes_after == first.nodes_after
+    ids = {r["id"] for r in store.run("content_snapshot", {"ns": ns})}
+    assert len(ids) == 4 and all(len(i) == 36 and i[14] == "4" for i in ids)  # uuid4
+
+
+def _expected_rows(depth: int) -> list[tuple[str, float, int, int]]:
+    """The CHAIN fixture's traversal from cue "Acme", derived by hand from ingest's rules.
+
+    4 contents; tag frequency: Acme 1, Jane Roe 2, Lisbon 2. idf(df) = ln(1 + 4/df) / ln 5.
+    Acme -> Jane Roe: sqrt(1/1) * idf(2); Jane Roe -> Acme: 0.8 * idf(1);
+    Jane Roe -> Lisbon: sqrt(1/2) * idf(2); Lisbon -> Jane Roe: 0.8 * idf(2).
+    REFERENCES: 1.0 from the primary tag, 0.6 from a mentioned one; decay 0.8 per hop
+    beyond the first. Paths that revisit a node (Acme -> Jane Roe -> Acme) do not count.
+    """
+    idf2 = math.log(3) / math.log(5)
+    acme_jr, jr_lisbon = idf2, math.sqrt(0.5) * idf2
+    rows = {
+        1: [("acme", 1.0, 1, 1)],
+        2: [("acme", 1.0, 1, 2), ("roe", acme_jr * 0.8, 2, 1)],
+        3: [
+            ("acme", 1.0, 1, 2),
+            ("roe", acme_jr * 0.8, 2, 2),
+            ("lisbon", acme_jr * jr_lisbon * 0.8**2, 3, 1),
+        ],
+    }[depth]
+    return [(key, round(ev, 6), hops, paths) for key, ev, hops, paths in rows]
+
+
+@pytest.mark.parametrize("depth", [1, 2, 3])
+def test_traversal_returns_the_same_rows_on_every_engine(
+    store: GraphStore, ns: str, depth: int
+) -> None:
+    ingest(store, parse_corpus(CHAIN), ns)
+    assert _traverse(store, ns, "Acme", depth) == _expected_rows(depth)
+
+
+def test_fanout_follows_link_ranks(store: GraphStore, ns: str) -> None:
+    data = copy.deepcopy(CHAIN)
+    data["contents"][0]["tags"] = ["Acme", "Jane Roe", "Zeta"]
+    data["links"] = [{"from": "Acme", "to": "Zeta", "weight": 0.1}]
+    ingest(store, parse_corpus(data), ns)
+    wide = {key for key, *_ in _traverse(store, ns, "Acme", 2, fanout=8)}
+    narrow = {key for key, *_ in _traverse(store, ns, "Acme", 2, fanout=1)}
+    assert "zeta" in wide and "zeta" not in narrow and "roe" in narrow
+
+
+def test_prune_threshold_drops_weak_paths(store: GraphStore, ns: str) -> None:
+    ingest(store, parse_corpus(CHAIN), ns)
+    keys = [key for key, *_ in _traverse(store, ns, "Acme", 3, prune=0.3)]
+    assert keys == ["acme", "roe"]
+
+
+@pytest.mark.parametrize("payload", INJECTIONS)
+def test_injection_payloads_are_stored_as_data(store: GraphStore, ns: str, payload: str) -> None:
+    data = {
+        "contents": [
+            {"id": payload, "title": payload, "tags": [payload, "Safe"], "text": payload},
+            {"id": "safe", "title": "Safe", "tags": ["Safe"], "text": "An ordinary memory."},
+        ]
+    }
+    ingest(store, parse_corpus(data), ns)
+    stats = namespace_stats(store, ns)
+    assert stats["contents"] == 2 and stats["tags"] == 2
+    rows = {r["key"]: r for r in store.run("content_snapshot", {"ns": ns})}
+    assert rows[payload]["text"] == payload and rows[payload]["title"] == payload
+    assert payload in {r["text"] for r in store.run("cue_snapshot", {"ns": ns})}
+
+
+def test_injection_in_namespace_parameter_stays_data(store: GraphStore, ns: str) -> None:
+    # The CLI refuses such a namespace; below that, the store must still treat it as a value.
+    evil = ns + "' OR 1=1 //"
+    assert store.run("namespace_stats", {"ns": evil})[0]["contents"] == 0
+    ingest(store, parse_corpus(CHAIN), ns)
+    assert store.run("namespace_stats", {"ns": evil})[0]["contents"] == 0
+    store.run("delete_namespace", {"ns": evil})
+    assert namespace_stats(store, ns)["contents"] == 4
+
+
+def test_namespaces_are_isolated(store: GraphStore, ns: str) -> None:
+    other = ns + "-b"
+    try:
+        ingest(store, parse_corpus(CHAIN), ns)
+        data = copy.deepcopy(CHAIN)
+        data["contents"][2]["text"] = "Lisbon lies on the Douro in namespace B."
+        ingest(store, parse_corpus(data), other)
+        a = {r["text"] for r in store.run("content_snapshot", {"ns": ns})}
+        assert "Lisbon lies on the Tagus." in a and not any("namespace B" in t for t in a)
+        assert _traverse(store, ns, "Acme", 3)[-1][0] == "lisbon"
+        cue_ids = {r["id"] for r in store.run("cue_snapshot", {"ns": other})}
+        rows = store.run(
+            "traverse",
+            {
+                "ns": ns,
+                "cues": [{"id": i, "score": 1.0} for i in cue_ids],
+                "fanout": 8,
+                "decay": 0.8,
+                "prune": 0.0,
+                "limit": 50,
+                "paths_per_content": 4,
+            },
+            depth=3,
+        )
+        assert rows == []  # B's cues cannot open A's memory
+    finally:
+        store.run("delete_namespace", {"ns": other})
+
+
+def test_native_vector_index_answers(store: GraphStore, ns: str) -> None:
+    ingest(store, parse_corpus(CHAIN), ns)
+    memory = Memory(store, ns)
+    vector = memory.embedder.embed(["Jane Roe"])[0]
+    hits = memory.cue_index.native_dense(store, ns, vector, k=2)
+    top = max(hits, key=hits.get)
+    assert memory.cue_index.texts[memory.cue_index.position[top]] == "Jane Roe"
+    assert hits[top] == pytest.approx(1.0, abs=1e-3)
+
+
+def test_mixed_embedder_write_is_refused(store: GraphStore, ns: str) -> None:
+    ingest(store, parse_corpus(CHAIN), ns)
+    with pytest.raises(EmbeddingMismatch, match="hashing:word\\+char3-blake2:256.*:64"):
+        ingest(store, parse_corpus(CHAIN), ns, embedder=HashingEmbedder(64))
+
+
+def test_a_failing_batch_writes_nothing(store: GraphStore, ns: str) -> None:
+    batch = build_batches(parse_corpus(CHAIN), RuleExtractor(), HashingEmbedder())[0]
+    params = batch.params(ns)
+    params["refs"] = [*params["refs"], {"tag": "Acme", "content": "acme", "weight": {"x": 1}}]
+    with pytest.raises(QueryError), store.transaction() as tx:
+        tx.run("ingest_batch", params)
+    assert namespace_stats(store, ns)["contents"] == 0
+
+
+def test_reconstruction_runs_end_to_end(store: GraphStore, ns: str) -> None:
+    ingest(store, parse_corpus(CHAIN), ns)
+    memory = Memory(store, ns)
+    shallow = memory.reconstruct(
+        "Where was the founder of Acme born?", Genome(traversalDepth=1, cueK=1, hybridAlpha=0.0)
+    )
+    deep = memory.reconstruct(
+        "Where was the founder of Acme born?", Genome(traversalDepth=2, cueK=1, hybridAlpha=0.0)
+    )
+    assert [c.text for c in shallow.cues] == ["Acme"]
+    assert "Lisbon" not in shallow.context.text and "Lisbon" in deep.context.text
