@@ -10,9 +10,9 @@ import pytest
 from mragent.corpus import parse_corpus
 from mragent.embedding import HashingEmbedder
 from mragent.errors import EmbeddingMismatch, QueryError
+from mragent.extract import RuleExtractor
 from mragent.genome import Genome
 from mragent.ingest import build_batches, ingest, namespace_stats
-from mragent.extract import RuleExtractor
 from mragent.memory import Memory
 from mragent.store.base import GraphStore
 from tests.fixtures import CHAIN, INJECTIONS
@@ -174,7 +174,7 @@ def test_native_vector_index_answers(store: GraphStore, ns: str) -> None:
 
 def test_mixed_embedder_write_is_refused(store: GraphStore, ns: str) -> None:
     ingest(store, parse_corpus(CHAIN), ns)
-    with pytest.raises(EmbeddingMismatch, match="hashing:word\\+char3-blake2:256.*:64"):
+    with pytest.raises(EmbeddingMismatch, match=r"hashing:word\+char3-blake2:256.*:64"):
         ingest(store, parse_corpus(CHAIN), ns, embedder=HashingEmbedder(64))
 
 

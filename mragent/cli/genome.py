@@ -17,7 +17,10 @@ app = typer.Typer(help="Show the ten genes, their ranges and the presets.", no_a
 @app.command("list")
 def list_genes() -> None:
     """Table of every gene: stage, type, range, default."""
-    table = Table("gene", "stage", "type", "range", "default", "controls")
+    table = Table()
+    table.add_column("gene", no_wrap=True)
+    for column in ("stage", "type", "range", "default", "controls"):
+        table.add_column(column)
     for spec in GENES:
         table.add_row(
             spec.name, spec.stage, spec.kind, spec.describe_range(), str(spec.default), spec.doc

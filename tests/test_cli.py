@@ -1,0 +1,130 @@
+"""The command line: CliRunner for behaviour, one real subprocess for the entry point."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from mragent.cli import app
+from mragent.ingest import namespace_stats
+from mragent.store import open_store
+from tests.fixtures import CHAIN
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def corpus_file(tmp_path: Path) -> Path:
+    path = tmp_path / "chain.json"
+    path.write_text(json.dumps(CHAIN))
+    return path
+
+
+def test_help_lists_commands() -> None:
+    result = runner.invoke(app, ["--help"])
+    assert result.exit_code == 0
+    for command in ("ingest", "bench", "db", "genome"):
+        assert command in result.output
+
+
+def test_ingest_then_bench(corpus_file: Path, falkordb_url: str, tmp_path: Path) -> None:
+    result = runner.invoke(app, ["ingest", str(corpus_file), "--ns", "cli-a", "--db", falkordb_url])
+    assert result.exit_code == 0, result.output
+    assert "ingested 4 contents" in result.output and "added 4 cues" in result.output
+    again = runner.invoke(app, ["ingest", str(corpus_file), "--ns", "cli-a", "--db", falkordb_url])
+    assert "added 0 cues, 0 tags, 0 contents, 0 links, 0 refs" in again.output
+    out = tmp_path / "bench.json"
+    bench = runner.invoke(
+        app,
+        [
+            "bench",
+            "--corpus",
+            str(corpus_file),
+            "--ns",
+            "cli-a",
+            "--db",
+            falkordb_url,
+            "--genome",
+            "deep",
+            "--json",
+            str(out),
+        ],
+    )
+    assert bench.exit_code == 0, bench.output
+    report = json.loads(out.read_text())
+    names = [s["name"] for s in report["systems"]]
+    assert names == ["mragent", "mragent (default genome)", "flat bm25", "flat dense"]
+    assert report["genome"]["traversalDepth"] == 3
+    assert report["systems"][0]["summary"]["questions"] == 1
+    with open_store(falkordb_url) as store:
+        store.run("delete_namespace", {"ns": "cli-a"})
+
+
+@pytest.mark.parametrize(
+    "content, needle",
+    [
+        ("{not json", "malformed JSON"),
+        (
+            json.dumps({"contents": [{"id": "a", "text": "ok"}, {"id": "b", "text": ""}]}),
+            "record contents[1]: field 'text' is empty",
+        ),
+    ],
+)
+def test_bad_input_exits_2_with_one_line_and_writes_nothing(
+    tmp_path: Path, falkordb_url: str, content: str, needle: str
+) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text(content)
+    result = runner.invoke(app, ["ingest", str(path), "--ns", "cli-bad", "--db", falkordb_url])
+    assert result.exit_code == 2
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and str(path) in lines[0] and needle in lines[0]
+    with open_store(falkordb_url) as store:
+        assert namespace_stats(store, "cli-bad")["contents"] == 0
+
+
+def test_bad_namespace_and_genome_exit_2(corpus_file: Path, falkordb_url: str) -> None:
+    bad_ns = runner.invoke(app, ["ingest", str(corpus_file), "--ns", "a'b", "--db", falkordb_url])
+    assert bad_ns.exit_code == 2 and "namespace" in bad_ns.output
+    bad_genome = runner.invoke(
+        app, ["bench", "--corpus", str(corpus_file), "--genome", "nope", "--db", falkordb_url]
+    )
+    assert bad_genome.exit_code == 2 and "neither a preset" in bad_genome.output
+
+
+def test_unreachable_database_exits_1(corpus_file: Path) -> None:
+    result = runner.invoke(app, ["ingest", str(corpus_file), "--db", "falkordb://127.0.0.1:1"])
+    assert result.exit_code == 1 and "not reachable" in result.output
+
+
+def test_genome_list_and_show() -> None:
+    listed = runner.invoke(app, ["genome", "list"])
+    assert listed.exit_code == 0 and "traversalDepth" in listed.output
+    shown = runner.invoke(app, ["genome", "show", "fast"])
+    assert json.loads(shown.output)["traversalDepth"] == 1
+
+
+def test_db_start_status_stop(tmp_path: Path) -> None:
+    env = {"MRAGENT_HOME": str(tmp_path)}
+    assert runner.invoke(app, ["db", "status"], env=env).exit_code == 3
+    started = runner.invoke(app, ["db", "start"], env=env)
+    assert started.exit_code == 0 and "started" in started.output
+    assert "already running" in runner.invoke(app, ["db", "start"], env=env).output
+    assert runner.invoke(app, ["db", "status"], env=env).exit_code == 0
+    assert "stopped" in runner.invoke(app, ["db", "stop"], env=env).output
+    assert runner.invoke(app, ["db", "status"], env=env).exit_code == 3
+
+
+def test_installed_entry_point_runs(tmp_path: Path) -> None:
+    exe = shutil.which("mragent")
+    if exe is None:
+        pytest.skip("the mragent entry point is not installed (pip install -e .)")
+    result = subprocess.run(
+        [exe, "--help"], capture_output=True, text=True, cwd=tmp_path, timeout=60, check=False
+    )
+    assert result.returncode == 0 and "ingest" in result.stdout

@@ -1,0 +1,82 @@
+"""The genome: one bounded model, read by everything else."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from mragent.errors import ConfigError
+from mragent.genome import GENE_NAMES, GENES, PRESETS, Genome, load_genome, make_genome
+
+
+def test_ten_genes_with_the_documented_ranges() -> None:
+    table = {g.name: (g.kind, g.low, g.high, g.choices, g.default) for g in GENES}
+    assert table == {
+        "cueK": ("int", 1, 12, (), 5),
+        "efSearch": ("int", 16, 256, (), 64),
+        "hybridAlpha": ("float", 0.0, 1.0, (), 0.5),
+        "fusion": ("enum", None, None, ("rrf", "linear", "dbsf"), "rrf"),
+        "traversalDepth": ("int", 1, 4, (), 2),
+        "tagFanout": ("int", 1, 8, (), 4),
+        "pruneThreshold": ("float", 0.0, 0.6, (), 0.15),
+        "maxContent": ("int", 1, 20, (), 10),
+        "rerank": ("enum", None, None, ("gnn", "none"), "gnn"),
+        "promptStrategy": (
+            "enum",
+            None,
+            None,
+            ("terse", "evidence-first", "prune-explicit"),
+            "evidence-first",
+        ),
+    }
+    assert GENE_NAMES == tuple(Genome.model_fields)
+
+
+@pytest.mark.parametrize(
+    "gene, value, needle",
+    [
+        ("cueK", 13, "gene cueK=13 is invalid (allowed: 1..12)"),
+        ("traversalDepth", 0, "gene traversalDepth=0 is invalid (allowed: 1..4)"),
+        ("pruneThreshold", 0.9, "allowed: 0..0.6"),
+        ("fusion", "max", "allowed: one of rrf, linear, dbsf"),
+        ("traversalDepth", "2; DROP", "traversalDepth"),
+    ],
+)
+def test_validation_names_the_gene_and_its_range(gene: str, value: object, needle: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        make_genome({gene: value})
+    assert needle in str(info.value)
+
+
+def test_unknown_gene_is_refused() -> None:
+    with pytest.raises(ConfigError, match="depth"):
+        make_genome({"depth": 3})
+
+
+def test_genomes_round_trip_through_json() -> None:
+    for genome in PRESETS.values():
+        assert make_genome(json.loads(json.dumps(genome.to_json_dict()))) == genome
+
+
+def test_genome_is_frozen_and_hashable() -> None:
+    genome = Genome()
+    with pytest.raises(Exception):  # noqa: B017 - pydantic's frozen error type
+        genome.cueK = 3  # type: ignore[misc]
+    assert len({Genome(), Genome(), Genome(cueK=3)}) == 2
+
+
+def test_load_genome_from_preset_file_and_report(tmp_path) -> None:
+    assert load_genome("deep").traversalDepth == 3
+    path = tmp_path / "g.json"
+    path.write_text(json.dumps({"traversalDepth": 4}))
+    assert load_genome(str(path)).traversalDepth == 4
+    report = tmp_path / "optimize.report.json"
+    report.write_text(json.dumps({"evolved": {"genome": {"cueK": 7}}}))
+    assert load_genome(str(report)).cueK == 7
+    with pytest.raises(ConfigError, match="neither a preset"):
+        load_genome("no-such-thing")
+    bad = tmp_path / "bad.json"
+    bad.write_text("{")
+    with pytest.raises(ConfigError, match="bad.json"):
+        load_genome(str(bad))

@@ -1,0 +1,57 @@
+"""The query registry and the one door for interpolation."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from mragent.errors import ConfigError, QueryError
+from mragent.queries import ENGINES, get_query, query_dir, query_names
+from tests.fixtures import INJECTIONS
+
+
+def test_every_query_file_parses_on_every_engine() -> None:
+    names = query_names()
+    assert {"traverse", "ingest_batch", "cue_vector_search", "schema_vector"} <= set(names)
+    for name in names:
+        for engine in ENGINES:
+            assert get_query(name, engine).name == name
+
+
+def test_only_declared_integer_placeholders_exist() -> None:
+    for path in query_dir().rglob("*.cypher"):
+        placeholders = set(re.findall(r"\{\{(\w+)\}\}", path.read_text()))
+        assert placeholders <= {"depth", "dimension"}, path
+
+
+def test_traverse_is_the_literal_pattern() -> None:
+    text = get_query("traverse", "neo4j").render(depth=3)
+    assert "(c:Cue)-[:LINKED_TO*1..3]->(t:Tag)-[:REFERENCES]->(m:Content)" in text
+
+
+@pytest.mark.parametrize("bad", [0, 5, -1, True, 2.0, "2", "1..9] DETACH DELETE n //"])
+def test_render_refuses_anything_but_an_in_range_int(bad: object) -> None:
+    with pytest.raises(ConfigError, match="depth"):
+        get_query("traverse", "falkordb").render(depth=bad)  # type: ignore[arg-type]
+
+
+def test_render_refuses_undeclared_placeholders() -> None:
+    with pytest.raises(ConfigError):
+        get_query("traverse", "falkordb").render(depth=2, ns=1)
+
+
+@pytest.mark.parametrize("payload", INJECTIONS)
+def test_params_must_match_the_header(payload: str) -> None:
+    template = get_query("namespace_stats", "falkordb")
+    template.check_params({"ns": payload})  # any value is fine: it is a parameter
+    with pytest.raises(QueryError, match="unexpected"):
+        template.check_params({"ns": "a", payload: 1})
+
+
+def test_every_data_query_filters_on_namespace() -> None:
+    admin = {"namespaces", "schema_ids", "schema_fulltext", "schema_vector"}
+    for path in query_dir().rglob("*.cypher"):
+        if path.stem in admin:
+            continue
+        assert "$ns" in path.read_text(), f"{path} does not filter on the namespace"

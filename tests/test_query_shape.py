@@ -1,0 +1,87 @@
+"""Query-shape tests: a recording executor captures what the product sends."""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import Any
+
+from mragent.genome import Genome
+from mragent.retrieval.cue_search import CueHit
+from mragent.retrieval.reconstruct import reconstruct
+from mragent.store.base import Capabilities, GraphStore, Rows
+from tests.fixtures import INJECTIONS
+
+
+class RecordingStore(GraphStore):
+    """Records (name, text, params) and answers with no rows: not a database."""
+
+    def __init__(self, engine: str = "falkordb") -> None:
+        self.capabilities = Capabilities(engine, "distance", False)
+        self.url = "recording://"
+        self.calls: list[tuple[str, str, dict[str, Any]]] = []
+
+    def _execute(self, name: str, text: str, params: dict[str, Any]) -> Rows:
+        self.calls.append((name, text, params))
+        return []
+
+    @contextmanager
+    def _transaction(self):  # type: ignore[override]
+        yield self
+
+    def _execute_schema(self, name: str, statement: str) -> None:
+        self.calls.append((name, statement, {}))
+
+    def close(self) -> None:
+        pass
+
+
+def _cue(text: str) -> CueHit:
+    return CueHit(id=text, text=text, dense=0.5, sparse=0.5, fused=0.5, score=1.0)
+
+
+def test_genes_reach_the_query_as_parameters_or_the_depth_bound() -> None:
+    store = RecordingStore()
+    genome = Genome(traversalDepth=3, tagFanout=2, pruneThreshold=0.25, maxContent=7)
+    reconstruct(store, "ns1", [_cue("a")], genome)
+    [(name, text, params)] = store.calls
+    assert name == "traverse"
+    assert "[:LINKED_TO*1..3]" in text
+    assert params["fanout"] == 2 and params["prune"] == 0.25 and params["limit"] == 14
+    assert params["ns"] == "ns1" and params["cues"] == [{"id": "a", "score": 1.0}]
+
+
+def test_user_strings_never_enter_the_query_text() -> None:
+    for payload in INJECTIONS:
+        store = RecordingStore()
+        reconstruct(store, payload, [_cue(payload)], Genome())
+        [(_, text, params)] = store.calls
+        assert payload not in text
+        assert params["ns"] == payload and params["cues"][0]["id"] == payload
+
+
+def test_depth_is_the_only_text_that_changes_between_genomes() -> None:
+    texts = set()
+    for genome in (Genome(), Genome(cueK=9, tagFanout=8, pruneThreshold=0.0, maxContent=20)):
+        store = RecordingStore()
+        reconstruct(store, "n", [_cue("a")], genome)
+        texts.add(store.calls[0][1])
+    assert len(texts) == 1
+    store = RecordingStore()
+    reconstruct(store, "n", [_cue("a")], Genome(traversalDepth=4))
+    assert store.calls[0][1] != texts.pop()
+
+
+def test_no_cues_means_no_round_trip() -> None:
+    store = RecordingStore()
+    assert reconstruct(store, "n", [], Genome()) == []
+    assert store.calls == []
+
+
+def test_engine_dialect_comes_from_files() -> None:
+    falkor, neo = RecordingStore("falkordb"), RecordingStore("neo4j")
+    for store in (falkor, neo):
+        store.ensure_schema(8)
+    falkor_text = " ".join(t for _, t, _ in falkor.calls)
+    neo_text = " ".join(t for _, t, _ in neo.calls)
+    assert "db.idx.fulltext.createNodeIndex" in falkor_text and "dimension: 8" in falkor_text
+    assert "FULLTEXT INDEX" in neo_text and "`vector.dimensions`: 8" in neo_text
