@@ -25,7 +25,7 @@ def test_concurrent_starts_make_one_server(tmp_path: Path) -> None:
             proc.join(60)
         results = {queue.get(timeout=5) for _ in procs}
         assert len(results) == 1
-        pid, port = results.pop()
+        pid, _port = results.pop()
         assert embedded.status(tmp_path).pid == pid
     finally:
         assert embedded.stop(tmp_path)

@@ -1,0 +1,236 @@
+"""Every gene is live: on a case built for it, changing only that gene changes
+the answer or its cost, and each test asserts which and how."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+
+from mragent.corpus import parse_corpus
+from mragent.embedding import HashingEmbedder
+from mragent.genome import Fusion, Genome, PromptStrategy, Rerank
+from mragent.ingest import ingest
+from mragent.memory import Memory
+from mragent.retrieval.cue_search import CueIndex
+from mragent.retrieval.fusion import fuse
+from mragent.retrieval.reconstruct import Candidate, Trail
+from mragent.retrieval.rerank import rerank
+from mragent.retrieval.synthesis import assemble
+from mragent.store.base import GraphStore
+
+# Acme's founder chain, plus a hub tag (Guild) that many contents mention.
+GENE_CORPUS = {
+    "contents": [
+        {
+            "id": "acme",
+            "title": "Acme",
+            "tags": ["Acme", "Jane Roe", "Guild"],
+            "cues": [],
+            "text": "Acme was founded by Jane Roe and joined the Guild.",
+        },
+        {
+            "id": "roe",
+            "title": "Jane Roe",
+            "tags": ["Jane Roe", "Lisbon"],
+            "cues": [],
+            "text": "Jane Roe was born in Lisbon.",
+        },
+        {
+            "id": "lisbon",
+            "title": "Lisbon",
+            "tags": ["Lisbon"],
+            "cues": [],
+            "text": "Lisbon lies on the Tagus river, far from the sea of doubt.",
+        },
+        *(
+            {
+                "id": f"member{i}",
+                "title": f"Member {i}",
+                "tags": [f"Member {i}", "Guild"],
+                "cues": [],
+                "text": f"Member {i} is a workshop in the Guild since 19{i}0.",
+            }
+            for i in range(6)
+        ),
+        {
+            "id": "beta",
+            "title": "Beta Mills",
+            "tags": ["Beta Mills"],
+            "cues": [],
+            "text": "Beta Mills makes paper.",
+        },
+    ],
+}
+QUESTION = "Where was the founder of Acme born?"
+
+
+@pytest.fixture(scope="module")
+def memory(falkor_store: GraphStore) -> Iterator[Memory]:
+    ns = f"genes-{uuid.uuid4().hex[:8]}"
+    ingest(falkor_store, parse_corpus(GENE_CORPUS), ns)
+    yield Memory(falkor_store, ns)
+    falkor_store.run("delete_namespace", {"ns": ns})
+
+
+def _keys(memory: Memory, genome: Genome, question: str = QUESTION) -> list[str]:
+    return [r.candidate.key for r in memory.reconstruct(question, genome).context.items]
+
+
+def test_cueK_adds_entry_points(memory: Memory) -> None:
+    question = "Acme and Beta Mills"
+    one = memory.reconstruct(question, Genome(cueK=1, traversalDepth=1))
+    two = memory.reconstruct(question, Genome(cueK=2, traversalDepth=1))
+    assert len(one.cues) == 1 and len(two.cues) == 2
+    reached_one = {"acme", "beta"} & {r.candidate.key for r in one.context.items}
+    reached_two = {"acme", "beta"} & {r.candidate.key for r in two.context.items}
+    assert len(reached_one) == 1 and reached_two == {"acme", "beta"}
+
+
+def test_efSearch_sets_the_hnsw_recall_ceiling() -> None:
+    rng = np.random.default_rng(7)
+    vectors = rng.normal(size=(4000, 32)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    ids = [f"c{i}" for i in range(len(vectors))]
+    index = CueIndex(ids, ids, vectors, HashingEmbedder(32))
+    queries = rng.normal(size=(50, 32)).astype(np.float32)
+
+    def recall(ef: int) -> float:
+        hits = 0
+        for q in queries:
+            q /= np.linalg.norm(q)
+            exact = set(index.exact_dense(q, 16))
+            hits += len(exact & set(index.dense(q, ef, k=16)))
+        return hits / (16 * len(queries))
+
+    low, high = recall(16), recall(256)
+    assert low < high and high > 0.98
+    assert memory_work(16) < memory_work(256)
+
+
+def memory_work(ef: int) -> int:
+    from mragent.memory import Reconstruction
+    from mragent.retrieval.synthesis import Answer, Context
+
+    rec = Reconstruction("q", [], [], [], Context((), (), ""), Answer(None), cue_work=ef)
+    return rec.work
+
+
+def test_hybridAlpha_moves_between_sparse_and_dense() -> None:
+    embedder = HashingEmbedder()
+    texts = ["violinist", "renowned"]
+    index = CueIndex(texts, texts, embedder.embed(texts), embedder)
+    # "violinists" shares no word with any cue, only character trigrams with "violinist".
+    sparse_only = index.search("violinists", Genome(hybridAlpha=0.0))
+    dense_only = index.search("violinists", Genome(hybridAlpha=1.0))
+    assert sparse_only == [] and [h.text for h in dense_only][0] == "violinist"
+
+
+def test_fusion_methods_order_cues_differently() -> None:
+    dense = {"a": 0.2, "b": 0.1, "c": 1.0, "d": 0.4}
+    sparse = {"a": 4.4, "b": 0.6, "c": 0.1, "d": 4.3}
+    orders = {
+        m: [k for k, _ in sorted(fuse(m, dense, sparse, 0.5).items(), key=lambda kv: -kv[1])]
+        for m in Fusion
+    }
+    # RRF sees only ranks (a is 1st and 3rd, d 2nd and 2nd); linear min-max keeps d's
+    # sparse margin; DBSF's 3-sigma bounds compress sparse and let c's dense lead count.
+    assert orders == {
+        Fusion.RRF: ["a", "d", "c", "b"],
+        Fusion.LINEAR: ["d", "a", "c", "b"],
+        Fusion.DBSF: ["d", "c", "a", "b"],
+    }
+
+
+def test_traversalDepth_reaches_the_bridge(memory: Memory) -> None:
+    genome = Genome(cueK=1, hybridAlpha=0.0)
+    depth1 = memory.reconstruct(QUESTION, genome.replace(traversalDepth=1))
+    depth2 = memory.reconstruct(QUESTION, genome.replace(traversalDepth=2))
+    assert "Lisbon" not in depth1.context.text  # provably missed at depth 1
+    assert "Lisbon" in depth2.context.text
+    assert depth2.hops == 2 and depth1.hops == 1 and depth2.work > depth1.work
+
+
+def test_tagFanout_limits_expansion(memory: Memory) -> None:
+    genome = Genome(cueK=1, hybridAlpha=0.0, traversalDepth=2, pruneThreshold=0.0)
+    narrow = memory.reconstruct("Acme", genome.replace(tagFanout=1))
+    wide = memory.reconstruct("Acme", genome.replace(tagFanout=8))
+    assert len(narrow.candidates) < len(wide.candidates)
+    assert narrow.work < wide.work
+
+
+def test_pruneThreshold_drops_weak_paths(memory: Memory) -> None:
+    genome = Genome(cueK=1, hybridAlpha=0.0, traversalDepth=3, tagFanout=8)
+    loose = memory.reconstruct("Acme", genome.replace(pruneThreshold=0.0))
+    strict = memory.reconstruct("Acme", genome.replace(pruneThreshold=0.4))
+    assert min(c.evidence for c in strict.candidates) >= 0.4
+    assert min(c.evidence for c in loose.candidates) < 0.4
+    assert strict.work < loose.work
+
+
+def test_maxContent_caps_the_context(memory: Memory) -> None:
+    genome = Genome(cueK=1, hybridAlpha=0.0, traversalDepth=2, tagFanout=8, pruneThreshold=0.0)
+    small = memory.reconstruct("Acme", genome.replace(maxContent=2))
+    large = memory.reconstruct("Acme", genome.replace(maxContent=8))
+    assert len(small.context.items) == 2 and len(large.context.items) > 2
+    assert small.context.tokens < large.context.tokens
+
+
+def _candidate(key: str, trails: list[tuple[tuple[str, ...], float]]) -> Candidate:
+    return Candidate(
+        key,
+        key,
+        key.title(),
+        f"{key} text",
+        max(e for _, e in trails),
+        len(trails),
+        5 * len(trails),
+        1,
+        tuple(Trail(nodes, e, len(nodes) - 2) for nodes, e in trails),
+    )
+
+
+def test_rerank_gnn_lifts_multiply_supported_contents() -> None:
+    single = _candidate("single", [(("c1", "t1", "single"), 0.50)])
+    multi = _candidate(
+        "multi",
+        [
+            (("c1", "t2", "multi"), 0.45),
+            (("c2", "t3", "multi"), 0.40),
+            (("c3", "t4", "multi"), 0.35),
+        ],
+    )
+    pool = [single, multi]
+    assert [r.candidate.key for r in rerank(pool, Rerank.NONE)] == ["single", "multi"]
+    assert [r.candidate.key for r in rerank(pool, Rerank.GNN)] == ["multi", "single"]
+
+
+def test_rerank_gnn_lifts_contents_sharing_tags_with_strong_ones() -> None:
+    strong = _candidate("strong", [(("c1", "tA", "strong"), 0.9)])
+    near = _candidate("near", [(("c2", "tA", "near"), 0.30)])
+    far = _candidate("far", [(("c3", "tB", "far"), 0.32)])
+    order = [r.candidate.key for r in rerank([strong, far, near], Rerank.GNN)]
+    assert order == ["strong", "near", "far"]
+
+
+def test_promptStrategy_changes_the_context(memory: Memory) -> None:
+    genome = Genome(cueK=1, hybridAlpha=0.0, traversalDepth=2, tagFanout=8, pruneThreshold=0.0)
+    ranked = memory.reconstruct("Acme", genome).ranked
+    full = assemble(ranked, PromptStrategy.EVIDENCE_FIRST, 10)
+    terse = assemble(ranked, PromptStrategy.TERSE, 10)
+    explicit = assemble(ranked, PromptStrategy.PRUNE_EXPLICIT, 10)
+    assert len(terse.items) < len(full.items) and terse.tokens < full.tokens
+    assert explicit.dropped and "Dropped as weak evidence" in explicit.text
+    assert len(explicit.items) + len(explicit.dropped) == len(full.items)
+    scores = [r.score for r in full.items]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_native_vector_index_chooses_the_same_cues_at_high_ef(memory: Memory) -> None:
+    genome = Genome(efSearch=256, cueK=5)
+    for question in (QUESTION, "Beta Mills paper", "river Tagus", "workshop Guild member"):
+        hnsw = [c.id for c in memory.reconstruct(question, genome).cues]
+        native = [c.id for c in memory.reconstruct(question, genome, native_vector_index=True).cues]
+        assert hnsw == native

@@ -1,0 +1,65 @@
+"""The built wheel works outside the repository, .cypher files included."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO
+from tests.fixtures import CHAIN
+
+pytestmark = pytest.mark.slow
+
+
+def _run(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> str:
+    result = subprocess.run(
+        args,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, **(env or {})},
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    return result.stdout
+
+
+def test_wheel_installs_and_ingests_from_another_directory(tmp_path: Path) -> None:
+    dist = tmp_path / "dist"
+    _run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(dist), str(REPO)],
+        cwd=tmp_path,
+    )
+    [wheel] = dist.glob("mragent-*.whl")
+    env_dir = tmp_path / "venv"
+    # Dependencies come from the running interpreter; the package itself from the wheel.
+    venv.create(env_dir, system_site_packages=True, with_pip=True)
+    python = env_dir / "bin" / "python"
+    _run([str(python), "-m", "pip", "install", "-q", "--no-deps", str(wheel)], cwd=tmp_path)
+    work = tmp_path / "elsewhere"
+    work.mkdir()
+    where = _run(
+        [
+            str(python),
+            "-c",
+            "import mragent, mragent.queries as q; print(mragent.__file__); print(q.query_dir())",
+        ],
+        cwd=work,
+    )
+    assert str(env_dir) in where and "_cypher" in where
+    mragent = env_dir / "bin" / "mragent"
+    assert "ingest" in _run([str(mragent), "--help"], cwd=work)
+    (work / "chain.json").write_text(json.dumps(CHAIN))
+    home = {"MRAGENT_HOME": str(work / ".state")}
+    try:
+        out = _run([str(mragent), "ingest", "chain.json", "--ns", "wheel"], cwd=work, env=home)
+        assert "ingested 4 contents" in out
+    finally:
+        _run([str(mragent), "db", "stop"], cwd=work, env=home)
