@@ -70,7 +70,7 @@ def judge(question: Question, rec: Reconstruction) -> QuestionResult:
         id=question.id,
         kind=question.kind,
         correct=is_correct(
-            question.answerable, question.answers, rec.context.text, rec.answer.abstained
+            question.answerable, question.answers, rec.context.evidence_text, rec.answer.abstained
         ),
         em=exact_match(rec.answer.text, question.answers)
         if question.answerable

@@ -44,6 +44,14 @@ class Context:
     def tokens(self) -> int:
         return count_tokens(self.text)
 
+    @property
+    def evidence_text(self) -> str:
+        """The kept items' texts only: what an answer may be judged against.
+
+        The list of dropped titles is context for a reader, not evidence.
+        """
+        return "\n".join(r.candidate.text for r in self.items)
+
 
 def assemble(ranked: list[Ranked], strategy: PromptStrategy, max_content: int) -> Context:
     """Build the context handed to synthesis."""
