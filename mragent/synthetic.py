@@ -11,8 +11,28 @@ import random
 
 from mragent.corpus import Content, Corpus, Question
 
-_SYLLABLES = ("ka", "lo", "mi", "ran", "tes", "vo", "quil", "dar", "ne", "sho", "bri", "tam",
-              "zel", "gor", "phi", "lun", "ost", "ver", "ya", "cor")
+_SYLLABLES = (
+    "ka",
+    "lo",
+    "mi",
+    "ran",
+    "tes",
+    "vo",
+    "quil",
+    "dar",
+    "ne",
+    "sho",
+    "bri",
+    "tam",
+    "zel",
+    "gor",
+    "phi",
+    "lun",
+    "ost",
+    "ver",
+    "ya",
+    "cor",
+)
 _KINDS = ("Works", "Mills", "Guild", "Press", "Foundry", "Labs")
 _VERBS = ("was founded by", "was acquired by", "supplies", "competes with", "was rescued by")
 
@@ -27,8 +47,11 @@ def generate(contents: int, seed: int = 0) -> Corpus:
     entities: list[str] = []
     seen: set[str] = set()
     while len(entities) < max(4, contents // 2):
-        name = f"{_name(rng, 2)} {_name(rng, 2)}" if rng.random() < 0.5 else \
-            f"{_name(rng, 3)} {rng.choice(_KINDS)}"
+        name = (
+            f"{_name(rng, 2)} {_name(rng, 2)}"
+            if rng.random() < 0.5
+            else f"{_name(rng, 3)} {rng.choice(_KINDS)}"
+        )
         if name not in seen:
             seen.add(name)
             entities.append(name)
@@ -38,12 +61,18 @@ def generate(contents: int, seed: int = 0) -> Corpus:
         subject = entities[i % len(entities)]
         others = rng.sample(entities, 2)
         town = rng.choice(towns)
-        text = (f"{subject} {rng.choice(_VERBS)} {others[0]} in {town} in "
-                f"{rng.randint(1800, 2020)}. It later worked with {others[1]}.")
+        text = (
+            f"{subject} {rng.choice(_VERBS)} {others[0]} in {town} in "
+            f"{rng.randint(1800, 2020)}. It later worked with {others[1]}."
+        )
         items.append(Content(key=f"g{i}", text=text, title=subject))
     questions = [
-        Question(id=f"q{i}", question=f"Where did {items[i].title} meet its partner?",
-                 answers=(items[i].text.split(" in ")[1],), supporting=(items[i].key,))
+        Question(
+            id=f"q{i}",
+            question=f"Where did {items[i].title} meet its partner?",
+            answers=(items[i].text.split(" in ")[1],),
+            supporting=(items[i].key,),
+        )
         for i in range(0, contents, max(1, contents // 100))
     ]
     return Corpus(items, questions, name=f"synthetic-{contents}-{seed}")

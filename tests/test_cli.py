@@ -58,7 +58,7 @@ def test_ingest_then_bench(corpus_file: Path, falkordb_url: str, tmp_path: Path)
     assert bench.exit_code == 0, bench.output
     report = json.loads(out.read_text())
     names = [s["name"] for s in report["systems"]]
-    assert names == ["mragent", "mragent (default genome)", "flat bm25", "flat dense"]
+    assert names == ["mragent", "mragent default", "flat bm25", "flat dense"]
     assert report["genome"]["traversalDepth"] == 3
     assert report["systems"][0]["summary"]["questions"] == 1
     with open_store(falkordb_url) as store:

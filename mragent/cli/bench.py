@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
 from pathlib import Path
 from typing import Annotated
 
@@ -78,32 +77,20 @@ def bench_command(
 
 
 def _print(runs: list, engine: str, version: str, path: Path) -> None:
-    table = Table(title=f"{path.name} on {engine} {version}")
-    for column in (
-        "system",
-        "acc",
-        "EM",
-        "F1",
-        "R@2",
-        "R@5",
-        "R@10",
-        "ctx tok",
-        "hops",
-        "work",
-        "p50 ms",
-        "p95 ms",
-        "score",
-    ):
-        table.add_column(column, justify="left" if column == "system" else "right")
+    quality = Table(title=f"{path.name} on {engine} {version}: quality (%)")
+    cost = Table(title="cost (means per question; latency measured)")
+    for column in ("system", "acc", "EM", "F1", "R@2", "R@5", "R@10"):
+        quality.add_column(column, justify="left" if column == "system" else "right", no_wrap=True)
+    for column in ("system", "ctx tokens", "hops", "work", "p50 ms", "p95 ms", "score"):
+        cost.add_column(column, justify="left" if column == "system" else "right", no_wrap=True)
     for run in runs:
         s = run.summary
         recall = [f"{100 * s.recall[k]:.1f}" if s.recall else "-" for k in (2, 5, 10)]
-        table.add_row(
+        quality.add_row(
+            run.name, f"{100 * s.accuracy:.1f}", f"{100 * s.em:.1f}", f"{100 * s.f1:.1f}", *recall
+        )
+        cost.add_row(
             run.name,
-            f"{100 * s.accuracy:.1f}",
-            f"{100 * s.em:.1f}",
-            f"{100 * s.f1:.1f}",
-            *recall,
             f"{s.tokens:.0f}",
             f"{s.hops:.2f}",
             f"{s.work:.0f}",
@@ -111,18 +98,21 @@ def _print(runs: list, engine: str, version: str, path: Path) -> None:
             f"{s.latency_p95_ms:.2f}",
             f"{run.score:.3f}" if run.score is not None else "-",
         )
-    out.print(table)
+    out.print(quality)
+    out.print(cost)
     kinds = sorted({r.kind for r in runs[0].results if r.kind})
     if kinds:
         per_kind = Table(title="accuracy by question kind (%)")
-        per_kind.add_column("system")
-        for kind in kinds:
-            per_kind.add_column(kind, justify="right")
+        per_kind.add_column("kind", no_wrap=True)
+        per_kind.add_column("n", justify="right")
         for run in runs:
-            hits: dict[str, list[bool]] = defaultdict(list)
-            for r in run.results:
-                hits[r.kind].append(r.correct)
-            per_kind.add_row(run.name, *(f"{100 * sum(hits[k]) / len(hits[k]):.0f}" for k in kinds))
+            per_kind.add_column(run.name, justify="right", no_wrap=True)
+        for kind in kinds:
+            cells = []
+            for run in runs:
+                hits = [r.correct for r in run.results if r.kind == kind]
+                cells.append(f"{100 * sum(hits) / len(hits):.0f}")
+            per_kind.add_row(kind, str(len(hits)), *cells)
         out.print(per_kind)
     stages = runs[0].summary.stage_p50_ms
     out.print(

@@ -1,0 +1,55 @@
+"""The reference corpus shows the depth gradient the design predicts."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+
+import pytest
+
+from mragent.corpus import Question, load_corpus, reference_corpus_path
+from mragent.evaluate import run_questions, summarise
+from mragent.genome import Genome
+from mragent.ingest import ingest
+from mragent.memory import Memory
+from mragent.store.base import GraphStore
+
+CORPUS = load_corpus(reference_corpus_path())
+
+
+@pytest.fixture(scope="module")
+def memory(falkor_store: GraphStore) -> Iterator[Memory]:
+    ns = f"ref-{uuid.uuid4().hex[:8]}"
+    ingest(falkor_store, CORPUS, ns)
+    yield Memory(falkor_store, ns)
+    falkor_store.run("delete_namespace", {"ns": ns})
+
+
+def _accuracy(memory: Memory, questions: list[Question], genome: Genome) -> float:
+    return summarise(run_questions(memory, questions, genome)).accuracy
+
+
+def test_corpus_has_every_kind() -> None:
+    kinds = {q.kind for q in CORPUS.questions}
+    assert {"direct", "bridge-2", "bridge-3", "distractor", "lexical", "paraphrase",
+            "unanswerable"} <= kinds
+    assert len(CORPUS.questions) >= 24
+
+
+def test_traversal_depth_gradient(memory: Memory) -> None:
+    bridges = [q for q in CORPUS.questions if q.kind.startswith("bridge")]
+    by_depth = [_accuracy(memory, bridges, Genome(traversalDepth=d)) for d in (1, 2, 3)]
+    assert by_depth[0] < by_depth[1] < by_depth[2]
+    assert by_depth[0] == 0.0  # no bridge answer leaks in at one hop
+
+
+def test_every_bridge_is_reachable_at_depth_three_with_suitable_genes(memory: Memory) -> None:
+    bridges = [q for q in CORPUS.questions if q.kind.startswith("bridge")]
+    wide = Genome(traversalDepth=3, tagFanout=8, pruneThreshold=0.0, maxContent=20, cueK=1,
+                  fusion="linear")
+    missed = [q.id for q in bridges
+              if not run_questions(memory, [q], wide)[0].correct]
+    deep = Genome(traversalDepth=3, tagFanout=8, pruneThreshold=0.0, maxContent=20)
+    still = [qid for qid in missed
+             if not run_questions(memory, [q for q in bridges if q.id == qid], deep)[0].correct]
+    assert still == []
