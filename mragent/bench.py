@@ -73,7 +73,7 @@ def run_bench(
     if genome != PRESETS["default"]:
         runs.append(
             SystemRun(
-                "mragent (default genome)",
+                "mragent default",
                 base_summary,
                 default,
                 score(

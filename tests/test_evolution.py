@@ -1,0 +1,468 @@
+"""Evolution: typed operators, gate, split, checkpoints, and real runs on FalkorDB."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from evolution.checkpoint import CheckpointError, checkpoint_path, load_checkpoint
+from evolution.compare import hypervolume
+from evolution.encoding import (
+    FLOAT_DECIMALS,
+    crossover,
+    decode,
+    encode,
+    mutate,
+    polynomial_mutation,
+    random_genotype,
+    sbx_pair,
+)
+from evolution.gate import LatencyCheck, candidates, evaluations_to_gate, judge
+from evolution.proposer import ProposalContext
+from evolution.random_search import random_search
+from evolution.report import REPORT_JSON, REPORT_MD, write_reports
+from evolution.run import EXIT_GATE_FAILED, EvolveOptions, EvolveRun, run_evolve
+from evolution.split import split_questions
+from evolution.study import Study
+from evolution.trial import Evaluation, Trial, dominates, pareto_front
+from mragent.bench import ensure_ingested
+from mragent.corpus import Question, load_corpus
+from mragent.errors import ConfigError
+from mragent.genome import GENES, PRESETS, Genome, load_genome
+from mragent.store import embedded
+from mragent.store.base import GraphStore
+from mragent.store.falkordb import FalkorStore
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _check_genotype(genotype: list[Any]) -> None:
+    """Every gene inside its spec: ints int, floats rounded in range, enums valid."""
+    assert len(genotype) == len(GENES)
+    for spec, value in zip(GENES, genotype, strict=True):
+        if spec.kind == "enum":
+            assert value in spec.choices, (spec.name, value)
+            continue
+        assert spec.low is not None and spec.high is not None
+        assert spec.low <= value <= spec.high, (spec.name, value)
+        if spec.kind == "int":
+            assert isinstance(value, int) and not isinstance(value, bool), (spec.name, value)
+        else:
+            assert isinstance(value, float) and round(value, FLOAT_DECIMALS) == value
+    decode(genotype)  # and the model agrees
+
+
+def _evaluation(
+    accuracy: float, work: float, tokens: float = 100.0, hops: float = 2.0
+) -> Evaluation:
+    return Evaluation(10, accuracy, work, tokens, hops, work / 10, work / 5, 0.0, 0.0)
+
+
+def _archive(*points: tuple[float, float]) -> list[Trial]:
+    """Trials from (accuracy, work) pairs; the first is the default-genome baseline."""
+    base = _evaluation(*points[0])
+    trials = []
+    for i, (acc, work) in enumerate(points):
+        genome = PRESETS["default"] if i == 0 else Genome(cueK=i)
+        evaluation = _evaluation(acc, work)
+        trials.append(Trial(i, 0, "x", genome, evaluation, evaluation.score(base.score_base())))
+    return trials
+
+
+def _fake_evaluate(genomes: list[Genome]) -> list[Evaluation]:
+    """A deterministic stand-in fitness for database-free study tests."""
+    out = []
+    for g in genomes:
+        accuracy = min(1.0, 0.5 + 0.1 * g.traversalDepth + 0.02 * g.cueK - 0.2 * g.pruneThreshold)
+        work = float(g.efSearch + 10 * g.tagFanout * g.traversalDepth + g.maxContent)
+        out.append(_evaluation(round(accuracy, 4), work, tokens=10.0 * g.maxContent))
+    return out
+
+
+# --------------------------------------------------------------------------- operators
+
+
+def test_encoding_reads_genes_and_round_trips() -> None:
+    genome = PRESETS["deep"]
+    genotype = encode(genome)
+    assert len(genotype) == len(GENES)
+    assert decode(genotype) == genome
+    with pytest.raises(ValueError):
+        decode(genotype[:-1])
+
+
+def test_mutation_respects_types_and_bounds_and_always_changes() -> None:
+    rng = random.Random(1)
+    for _ in range(400):
+        parent = random_genotype(rng)
+        child = mutate(list(parent), rng)
+        _check_genotype(child)
+        assert child != parent
+
+
+def test_mutation_moves_every_int_gene_and_reaches_every_enum_choice() -> None:
+    rng = random.Random(2)
+    seen: dict[str, set[Any]] = {spec.name: set() for spec in GENES}
+    for _ in range(600):
+        child = mutate(encode(Genome()), rng, indpb=0.5)
+        for spec, value in zip(GENES, child, strict=True):
+            seen[spec.name].add(value)
+    for spec in GENES:
+        if spec.kind == "enum":
+            assert seen[spec.name] == set(spec.choices)
+        else:
+            assert len(seen[spec.name]) > 1, spec.name
+
+
+def test_crossover_respects_types_and_bounds_and_mixes() -> None:
+    rng = random.Random(3)
+    mixed = 0
+    for _ in range(300):
+        a, b = random_genotype(rng), random_genotype(rng)
+        c, d = crossover(list(a), list(b), rng)
+        _check_genotype(c)
+        _check_genotype(d)
+        mixed += c not in (a, b)
+    assert mixed > 100
+
+
+def test_numeric_operators_stay_in_bounds_at_the_edges() -> None:
+    rng = random.Random(4)
+    for _ in range(500):
+        assert 1.0 <= polynomial_mutation(1.0, 1.0, 4.0, rng) <= 4.0
+        assert 1.0 <= polynomial_mutation(4.0, 1.0, 4.0, rng) <= 4.0
+        c1, c2 = sbx_pair(0.0, 0.6, 0.0, 0.6, rng)
+        assert 0.0 <= c1 <= 0.6 and 0.0 <= c2 <= 0.6
+
+
+def test_operators_are_deterministic_and_leave_global_random_alone() -> None:
+    def sequence(seed: int) -> list[Any]:
+        rng = random.Random(seed)
+        out = []
+        for _ in range(50):
+            a, b = crossover(random_genotype(rng), random_genotype(rng), rng)
+            out += [mutate(a, rng), mutate(b, rng)]
+        return out
+
+    random.seed(99)
+    before = random.getstate()
+    assert sequence(7) == sequence(7)
+    assert sequence(7) != sequence(8)
+    assert random.getstate() == before
+
+
+# --------------------------------------------------------------------------- gate
+
+
+def test_gate_passes_on_accuracy_and_picks_the_highest_score() -> None:
+    trials = _archive((0.80, 100), (0.86, 120), (0.90, 110), (0.81, 100))
+    result = judge(trials, trials[0])
+    assert result.passed and result.winner is trials[2] and result.claims == ("accuracy",)
+
+
+def test_gate_refuses_an_accuracy_regression_even_with_a_higher_score() -> None:
+    # #1 is far cheaper (higher score) but loses a point of accuracy.
+    trials = _archive((0.80, 100), (0.79, 10), (0.85, 100))
+    assert candidates(trials, trials[0]) == [trials[2]]
+    assert trials[1].score > trials[2].score
+    assert judge(trials, trials[0]).winner is trials[2]
+
+
+def test_gate_fails_when_gains_are_too_small() -> None:
+    trials = _archive((0.80, 100), (0.84, 90), (0.80, 85))
+    result = judge(trials, trials[0], lambda g: LatencyCheck((0.5,), 10.0, 5.0))
+    assert not result.passed and result.winner is None
+    assert evaluations_to_gate(trials, trials[0]) is None
+
+
+def test_gate_confirms_or_refuses_latency_claims_by_retiming() -> None:
+    trials = _archive((0.80, 100), (0.80, 50), (0.80, 70))
+    timed: list[Genome] = []
+
+    def confirm(ratio: float) -> Any:
+        def check(genome: Genome) -> LatencyCheck:
+            timed.append(genome)
+            return LatencyCheck((ratio, ratio, 1.0), 10.0, 10.0 * ratio)
+
+        return check
+
+    confirmed = judge(trials, trials[0], confirm(0.7))
+    assert confirmed.passed and confirmed.claims == ("latency",)
+    assert confirmed.winner is trials[1] and timed == [trials[1].genome]
+    refused = judge(trials, trials[0], confirm(0.9))
+    assert not refused.passed and len(refused.decisions) == 2
+    assert not judge(trials, trials[0], None).passed  # unconfirmable without re-timing
+    assert evaluations_to_gate(trials, trials[0]) == 2
+
+
+def test_pareto_front_and_hypervolume() -> None:
+    trials = _archive((0.5, 100), (1.0, 100), (0.5, 50), (0.4, 150))
+    assert dominates(trials[1].values, trials[0].values)
+    assert pareto_front(trials) == [trials[1], trials[2]]
+    # Points (error, cost/base): (0, 1) and (0.5, 0.5); reference (1, 2); area / 2.
+    assert hypervolume(trials, 100) == pytest.approx((0.5 * 1.0 + 0.5 * 1.5) / 2)
+
+
+# --------------------------------------------------------------------------- split
+
+
+def _questions(n: int) -> list[Question]:
+    kinds = ("direct", "bridge-2", "bridge-3")
+    return [Question(f"q{i}", f"question {i}?", ("x",), kind=kinds[i % 3]) for i in range(n)]
+
+
+def test_split_is_deterministic_stratified_and_validated() -> None:
+    questions = _questions(30)
+    train, held = split_questions(questions, "0.3", seed=5)
+    assert (train, held) == split_questions(questions, "0.3", seed=5)
+    assert held != split_questions(questions, "0.3", seed=6)[1]
+    assert len(held) == 9 and {q.kind for q in held} == {"direct", "bridge-2", "bridge-3"}
+    assert not {q.id for q in train} & {q.id for q in held}
+    assert split_questions(questions, "0", seed=5) == (questions, [])
+    _, by_id = split_questions(questions, "q3, q7", seed=5)
+    assert [q.id for q in by_id] == ["q3", "q7"]
+    for bad in ("q3,nope", "1.0", "-0.1", ","):
+        with pytest.raises(ConfigError):
+            split_questions(questions, bad, seed=5)
+
+
+# --------------------------------------------------------------------------- study
+
+
+def test_study_validates_arguments() -> None:
+    for kwargs in ({"population": 3}, {"generations": -1}, {"crossover_prob": 1.5}):
+        with pytest.raises(ValueError):
+            Study(_fake_evaluate, **kwargs)
+
+
+def test_study_resumes_exactly_from_its_state() -> None:
+    full = Study(_fake_evaluate, population=8, generations=4, seed=3)
+    full.optimize()
+    first = Study(_fake_evaluate, population=8, generations=2, seed=3)
+    first.optimize()
+    state = json.loads(json.dumps(first.state()))
+    resumed = Study(_fake_evaluate, population=8, generations=4, seed=3)
+    resumed.restore(state)
+    resumed.optimize()
+    assert [(t.genome, t.values) for t in resumed.trials] == [
+        (t.genome, t.values) for t in full.trials
+    ]
+    assert resumed.population == full.population
+    assert list(resumed.logbook) == list(full.logbook)
+    baseline = full.trials[0]
+    assert baseline.genome == PRESETS["default"]
+    assert baseline.score == pytest.approx(0.7 * baseline.evaluation.accuracy)
+
+
+def test_proposer_genomes_are_validated_and_injected() -> None:
+    class Proposer:
+        def propose(self, context: ProposalContext) -> list[dict[str, Any]]:
+            assert context.best.evaluation is not None
+            return [{"cueK": 12, "traversalDepth": 4}, {"cueK": 99}]
+
+    study = Study(_fake_evaluate, population=6, generations=1, seed=0, proposer=Proposer())
+    study.optimize()
+    proposed = [t for t in study.trials if t.origin == "proposer"]
+    assert [t.genome for t in proposed] == [Genome(cueK=12, traversalDepth=4)]
+    assert study.logbook[-1]["proposed"] == 1 and study.logbook[-1]["rejected"] == 1
+
+
+def test_random_search_spends_exactly_its_budget() -> None:
+    trials = random_search(_fake_evaluate, budget=9, seed=1, seeds=[PRESETS["fast"]], batch=4)
+    assert len(trials) == len({t.genome for t in trials}) == 9
+    assert [t.origin for t in trials[:2]] == ["baseline", "seed"]
+
+
+# --------------------------------------------------------------------------- real runs
+
+FIRMS = ["Veltrane Works", "Orsk Foundry", "Pellam Mills", "Quarry Hale", "Sedgeway Looms"]
+PEOPLE = ["Ada Brennick", "Cyrus Dellow", "Edda Fenwick", "Gideon Harlow", "Isolde Jarrow"]
+TOWNS = ["Ashcombe", "Brindle", "Corvale", "Dunmere", "Elsby"]
+RIVERS = ["Orlen", "Tamsey", "Wend", "Callow", "Ysse"]
+
+
+def _write_corpus(path: Path) -> Path:
+    """Founder -> birthplace -> river chains: direct, two- and three-hop questions."""
+    contents: list[dict[str, Any]] = []
+    questions: list[dict[str, Any]] = []
+    for i, (firm, person, town, river) in enumerate(zip(FIRMS, PEOPLE, TOWNS, RIVERS, strict=True)):
+        contents += [
+            {
+                "id": f"f{i}",
+                "title": firm,
+                "text": f"{firm} makes bells. It was founded by {person}.",
+            },
+            {"id": f"p{i}", "title": person, "text": f"{person} was born in {town}."},
+            {"id": f"t{i}", "title": town, "text": f"{town} lies on the {river} river."},
+        ]
+        questions += [
+            {"id": f"d{i}", "question": f"Who founded {firm}?", "answer": person, "kind": "direct"},
+            {
+                "id": f"b{i}",
+                "question": f"Where was the founder of {firm} born?",
+                "answer": town,
+                "kind": "bridge-2",
+            },
+            {
+                "id": f"r{i}",
+                "question": f"Which river flows through the birthplace of the founder of {firm}?",
+                "answer": river,
+                "kind": "bridge-3",
+            },
+        ]
+    data = {"format": "mragent-corpus/1", "contents": contents, "questions": questions}
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def falkor(tmp_path_factory: pytest.TempPathFactory) -> Iterator[GraphStore]:
+    """A FalkorDB server of this module's own, in a temporary MRAGENT_HOME."""
+    home = tmp_path_factory.mktemp("evolve-home")
+    server = embedded.ensure_running(home)
+    store = FalkorStore("127.0.0.1", server.port)
+    try:
+        yield store
+    finally:
+        store.close()
+        embedded.stop(home)
+
+
+@pytest.fixture(scope="module")
+def corpus_path(falkor: GraphStore, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = _write_corpus(tmp_path_factory.mktemp("corpus") / "chains.json")
+    ensure_ingested(falkor, load_corpus(path), "evolve-test")
+    return path
+
+
+def _run(store: GraphStore, corpus: Path, out: Path, **overrides: Any) -> EvolveRun:
+    options = dict(
+        corpus_path=corpus,
+        ns="evolve-test",
+        worker_url=store.url,
+        generations=3,
+        population=6,
+        seed=11,
+        out_dir=out,
+        retime_repeats=2,
+    )
+    options.update(overrides)
+    return run_evolve(store, load_corpus(corpus), EvolveOptions(**options))
+
+
+def _winner(run: EvolveRun) -> int | None:
+    return run.gate.winner.number if run.gate.winner else None
+
+
+def _fingerprint(run: EvolveRun) -> list[tuple[Any, ...]]:
+    return [(t.number, t.origin, t.genome, t.values, t.score) for t in run.study.trials]
+
+
+def test_real_run_is_reproducible_and_reports(
+    falkor: GraphStore, corpus_path: Path, tmp_path: Path
+) -> None:
+    first = _run(falkor, corpus_path, tmp_path / "a")
+    second = _run(falkor, corpus_path, tmp_path / "b")
+    assert len(first.study.trials) > 6
+    assert _fingerprint(first) == _fingerprint(second)
+    assert first.gate.winner is not None and second.gate.winner is not None
+    assert first.gate.winner.number == second.gate.winner.number
+    assert first.gate.passed and first.gate.claims == ("accuracy",)
+    assert first.held_out is not None and len(first.held_out.questions) == 5
+    assert first.exit_code == 0
+
+    paths = write_reports(first)
+    assert all(p.exists() for p in paths)
+    report = json.loads((tmp_path / "a" / REPORT_JSON).read_text())
+    assert load_genome(str(tmp_path / "a" / REPORT_JSON)) == first.gate.winner.genome
+    assert report["baseline"]["genome"] == Genome().to_json_dict()
+    assert report["gate"]["passed"] and report["held_out"]["gate_holds"] in (True, False)
+    assert report["logbook"][-1]["gen"] == 3 and report["corpus"]["sha256"]
+    assert len(report["archive"]) == len(first.study.trials)
+    assert "Gate passed" in (tmp_path / "a" / REPORT_MD).read_text()
+
+
+def test_resume_after_interrupt_equals_an_unbroken_run(
+    falkor: GraphStore, corpus_path: Path, tmp_path: Path
+) -> None:
+    unbroken = _run(falkor, corpus_path, tmp_path / "full", compare_random=True)
+
+    def interrupt(study: Study) -> None:
+        if study.generation == 1:
+            raise KeyboardInterrupt
+
+    options = dict(
+        corpus_path=corpus_path,
+        ns="evolve-test",
+        generations=3,
+        population=6,
+        seed=11,
+        out_dir=tmp_path / "cut",
+        retime_repeats=2,
+    )
+    with pytest.raises(KeyboardInterrupt):
+        run_evolve(
+            falkor, load_corpus(corpus_path), EvolveOptions(**options), on_generation=interrupt
+        )
+    saved = json.loads(checkpoint_path(tmp_path / "cut").read_text())
+    assert saved["generation"] == 1
+    resumed = _run(falkor, corpus_path, tmp_path / "cut", resume=True, compare_random=True)
+    assert _fingerprint(resumed) == _fingerprint(unbroken)
+    assert list(resumed.study.logbook) == list(unbroken.study.logbook)
+    assert _winner(resumed) == _winner(unbroken)
+    assert [(t.genome, t.values) for t in resumed.random_trials] == [
+        (t.genome, t.values) for t in unbroken.random_trials
+    ]
+    assert len(unbroken.random_trials) == len(unbroken.study.trials)
+
+
+def test_corrupt_checkpoint_is_moved_aside_with_an_error(tmp_path: Path) -> None:
+    path = checkpoint_path(tmp_path)
+    study = Study(_fake_evaluate, population=4, generations=1)
+    for n, garbage in enumerate(('{"format": "mragent-evolve-checkpoint/1", "run"', "[]"), 1):
+        path.write_text(garbage)
+        with pytest.raises(CheckpointError, match="corrupt checkpoint"):
+            load_checkpoint(path, study, {})
+        assert not path.exists()
+        assert path.with_name(f"checkpoint.json.corrupt-{n}").read_text() == garbage
+    assert study.generation == -1 and not study.trials  # nothing half-restored
+
+
+def test_checkpoint_of_another_run_is_refused_and_kept(tmp_path: Path) -> None:
+    study = Study(_fake_evaluate, population=4, generations=1, seed=1)
+    study.optimize()
+    path = checkpoint_path(tmp_path)
+    from evolution.checkpoint import save_checkpoint
+
+    save_checkpoint(path, study, {"seed": 1})
+    with pytest.raises(ConfigError, match="another run"):
+        load_checkpoint(path, Study(_fake_evaluate, population=4, seed=2), {"seed": 2})
+    assert path.exists()
+
+
+def test_cli_exit_codes(falkor: GraphStore, corpus_path: Path, tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from mragent.cli.app import app
+
+    runner = CliRunner()
+    args = ["evolve", "--corpus", str(corpus_path), "--db", falkor.url, "--ns", "evolve-test"]
+    out = tmp_path / "cli"
+    result = runner.invoke(
+        app, [*args, "--out", str(out), "--generations", "0", "--population", "4"]
+    )
+    report = json.loads((out / REPORT_JSON).read_text())
+    assert result.exit_code == (0 if report["gate"]["passed"] else EXIT_GATE_FAILED)
+    assert (out / "pareto.png").stat().st_size > 1000
+
+    checkpoint_path(out).write_text("{not json")
+    result = runner.invoke(app, [*args, "--out", str(out), "--resume"])
+    assert result.exit_code == 2
+    assert (out / "checkpoint.json.corrupt-1").exists()
+    help_text = " ".join(runner.invoke(app, ["evolve", "--help"]).output.split())
+    assert "3 no variant passed" in help_text
