@@ -10,9 +10,12 @@
 // contents with the strongest single path are returned, each with its
 // strongest `paths_per_content` trails (node ids, cue first, content last).
 UNWIND $cues AS cue
+// Bind the entry cue first: given the whole pattern at once, FalkorDB's planner
+// starts from every Content of the namespace and walks backwards (15x slower).
+MATCH (c:Cue {id: cue.id})
+WITH cue, c WHERE c.ns = $ns
 MATCH p = (c:Cue)-[:LINKED_TO*1..{{depth}}]->(t:Tag)-[:REFERENCES]->(m:Content)
-WHERE c.id = cue.id AND c.ns = $ns AND m.ns = $ns
-  AND all(n IN nodes(p) WHERE n.ns = $ns)
+WHERE all(n IN nodes(p) WHERE n.ns = $ns)
   AND all(r IN relationships(p)[0..-1] WHERE r.rank <= $fanout)
   AND all(n IN nodes(p) WHERE single(x IN nodes(p) WHERE x = n))
 WITH m, p, length(p) - 1 AS hops,
