@@ -12,5 +12,5 @@ export MRAGENT_TEST_NEO4J_URL="${MRAGENT_TEST_NEO4J_URL:-bolt://127.0.0.1:7687}"
 export MRAGENT_DB_PASSWORD="${MRAGENT_DB_PASSWORD:-mragent-dev}"
 export MRAGENT_REQUIRE_BACKENDS="${MRAGENT_REQUIRE_BACKENDS:-falkordb,neo4j}"
 
-ruff check mragent evolution tests
+ruff check .
 python3 -m pytest -q -rs "$@"

@@ -387,6 +387,14 @@ def test_real_run_is_reproducible_and_reports(
     assert "Gate passed" in (tmp_path / "a" / REPORT_MD).read_text()
 
 
+def test_parallel_workers_give_the_serial_archive(
+    falkor: GraphStore, corpus_path: Path, tmp_path: Path
+) -> None:
+    serial = _run(falkor, corpus_path, tmp_path / "one", generations=1)
+    parallel = _run(falkor, corpus_path, tmp_path / "two", generations=1, workers=2)
+    assert _fingerprint(parallel) == _fingerprint(serial)
+
+
 def test_resume_after_interrupt_equals_an_unbroken_run(
     falkor: GraphStore, corpus_path: Path, tmp_path: Path
 ) -> None:

@@ -125,7 +125,7 @@ def test_hybridAlpha_moves_between_sparse_and_dense() -> None:
     # "violinists" shares no word with any cue, only character trigrams with "violinist".
     sparse_only = index.search("violinists", Genome(hybridAlpha=0.0))
     dense_only = index.search("violinists", Genome(hybridAlpha=1.0))
-    assert sparse_only == [] and [h.text for h in dense_only][0] == "violinist"
+    assert sparse_only == [] and next(h.text for h in dense_only) == "violinist"
 
 
 def test_fusion_methods_order_cues_differently() -> None:

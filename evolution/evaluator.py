@@ -1,0 +1,127 @@
+"""Fitness evaluation: cached by genotype, optionally in a process pool.
+
+Each pool worker opens its own store from the database URL (for the embedded
+default, the URL of the server the parent already started) and builds its own
+:class:`~mragent.memory.Memory`. Results come back in submission order, so
+parallel and serial runs give the same archive.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import signal
+from collections.abc import Callable, Sequence
+from multiprocessing.pool import Pool
+
+from evolution.trial import Evaluation, evaluation_from
+from mragent.corpus import Question
+from mragent.evaluate import run_questions
+from mragent.genome import Genome
+from mragent.memory import Memory
+from mragent.store import open_store
+
+_worker_memory: Memory | None = None
+_worker_questions: tuple[Question, ...] = ()
+
+
+def _init_worker(db_url: str, ns: str, questions: tuple[Question, ...]) -> None:
+    global _worker_memory, _worker_questions
+    # Ctrl-C is the parent's to handle: it checkpoints, then terminates the pool.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # The store stays open for the worker's life; the pool's shutdown ends the process.
+    _worker_memory = Memory(open_store(db_url), ns)
+    _worker_questions = questions
+
+
+def _evaluate_in_worker(genome: Genome) -> Evaluation:
+    assert _worker_memory is not None, "worker not initialised"
+    return evaluation_from(run_questions(_worker_memory, _worker_questions, genome))
+
+
+class Evaluator:
+    """Evaluates genomes on a fixed question set, each genome at most once.
+
+    Args:
+        memory: The parent's memory (used when ``workers`` is 1).
+        questions: The questions every genome is judged on.
+        db_url: URL each pool worker opens (required when ``workers`` > 1).
+        workers: Processes evaluating in parallel (1: in this process).
+        on_evaluated: Called once per genome actually evaluated (not cached).
+
+    Raises:
+        ValueError: on a bad worker count or a missing URL.
+    """
+
+    def __init__(
+        self,
+        memory: Memory,
+        questions: Sequence[Question],
+        *,
+        db_url: str | None = None,
+        workers: int = 1,
+        on_evaluated: Callable[[], None] | None = None,
+    ) -> None:
+        if workers < 1:
+            raise ValueError(f"workers must be >= 1, got {workers}")
+        if workers > 1 and not db_url:
+            raise ValueError("parallel evaluation needs the database URL for its workers")
+        if not questions:
+            raise ValueError("no questions to evaluate on")
+        self.memory = memory
+        self.questions = tuple(questions)
+        self.db_url, self.workers = db_url, workers
+        self.on_evaluated = on_evaluated
+        self.cache: dict[Genome, Evaluation] = {}
+        self._pool: Pool | None = None
+
+    @property
+    def evaluations(self) -> int:
+        """Distinct genomes evaluated so far (cache size)."""
+        return len(self.cache)
+
+    def __call__(self, genomes: Sequence[Genome]) -> list[Evaluation]:
+        """Evaluate ``genomes`` (cached ones are not re-run); results in input order."""
+        todo = list(dict.fromkeys(g for g in genomes if g not in self.cache))
+        if todo:
+            if self.workers == 1 or len(todo) == 1:
+                for genome in todo:
+                    self.cache[genome] = evaluation_from(
+                        run_questions(self.memory, self.questions, genome)
+                    )
+                    self._tick()
+            else:
+                pool = self._ensure_pool()
+                for genome, result in zip(todo, pool.map(_evaluate_in_worker, todo), strict=True):
+                    self.cache[genome] = result
+                    self._tick()
+        return [self.cache[g] for g in genomes]
+
+    def _tick(self) -> None:
+        if self.on_evaluated:
+            self.on_evaluated()
+
+    def _ensure_pool(self) -> Pool:
+        if self._pool is None:
+            # spawn, not fork: the parent may hold sockets and a progress thread.
+            self._pool = multiprocessing.get_context("spawn").Pool(
+                self.workers,
+                initializer=_init_worker,
+                initargs=(self.db_url, self.memory.ns, self.questions),
+            )
+        return self._pool
+
+    def close(self, *, abort: bool = False) -> None:
+        """Shut the worker pool down; ``abort`` stops work in progress at once."""
+        if self._pool is not None:
+            if abort:
+                self._pool.terminate()
+            else:
+                self._pool.close()
+            self._pool.join()
+            self._pool = None
+
+    def __enter__(self) -> Evaluator:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, *exc: object) -> None:
+        self.close(abort=exc_type is not None)

@@ -1,0 +1,66 @@
+"""Random search with the same evaluation budget: the control NSGA-II is compared to."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterable, Sequence
+
+from evolution.encoding import decode, random_genotype
+from evolution.trial import Evaluation, Trial
+from mragent.genome import Genome
+
+BatchEvaluate = Callable[[Sequence[Genome]], list[Evaluation]]
+
+
+def random_search(
+    evaluate: BatchEvaluate,
+    *,
+    budget: int,
+    seed: int = 0,
+    baseline: Genome | None = None,
+    seeds: Iterable[Genome] = (),
+    batch: int = 16,
+) -> list[Trial]:
+    """Evaluate ``budget`` distinct genomes: the baseline, the seeds, then uniform samples.
+
+    The start matches the NSGA-II study's initial population (baseline and
+    seed genomes), so the two differ only in how the rest of the budget is spent.
+
+    Args:
+        evaluate: Evaluates a batch of genomes (results in input order).
+        budget: Distinct genomes to evaluate, baseline included (>= 1).
+        seed: Seeds this search's own ``random.Random``.
+        baseline: The score policy's base (default: the default genome).
+        seeds: Genomes evaluated right after the baseline.
+        batch: Genomes sampled per evaluation call (parallelism).
+
+    Returns:
+        The trials, in evaluation order (number 0 is the baseline).
+
+    Raises:
+        ValueError: when ``budget`` or ``batch`` is below 1.
+    """
+    if budget < 1:
+        raise ValueError(f"budget must be >= 1, got {budget}")
+    if batch < 1:
+        raise ValueError(f"batch must be >= 1, got {batch}")
+    rng = random.Random(seed)
+    baseline = baseline or Genome()
+    start = list(dict.fromkeys([baseline, *seeds]))[:budget]
+    chosen: list[tuple[Genome, str]] = [(g, "baseline" if g == baseline else "seed") for g in start]
+    seen = {g for g, _ in chosen}
+    attempts = 0
+    while len(chosen) < budget and attempts < 1000 * budget:
+        attempts += 1
+        genome = decode(random_genotype(rng))
+        if genome not in seen:
+            seen.add(genome)
+            chosen.append((genome, "random"))
+    trials: list[Trial] = []
+    base = None
+    for offset in range(0, len(chosen), batch):
+        part = chosen[offset : offset + batch]
+        for (genome, origin), evaluation in zip(part, evaluate([g for g, _ in part]), strict=True):
+            base = base or evaluation.score_base()
+            trials.append(Trial(len(trials), 0, origin, genome, evaluation, evaluation.score(base)))
+    return trials

@@ -1,0 +1,287 @@
+"""NSGA-II over the genome with DEAP: the only module that imports DEAP.
+
+Selection is DEAP's ``tools.selNSGA2`` (non-dominated sorting, then crowding
+distance) over accuracy (max), cost = deterministic work (min), context tokens
+(min) and hops (min). Parents are drawn by a binary tournament on Pareto
+dominance, then crowding distance, then the scalar score policy; variation is
+the typed operators of :mod:`evolution.encoding`. Every random draw comes from
+one ``random.Random(seed)`` owned by the study, so a run is reproducible and
+its state can be checkpointed and resumed exactly.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from deap import base, creator, tools
+
+from evolution.encoding import crossover, decode, encode, mutate, random_genotype
+from evolution.proposer import MutationProposer, ProposalContext
+from evolution.trial import WEIGHTS, Evaluation, Trial, pareto_front
+from mragent.errors import ConfigError
+from mragent.genome import Genome, make_genome
+
+BatchEvaluate = Callable[[Sequence[Genome]], list[Evaluation]]
+
+_FITNESS, _INDIVIDUAL = "MragentFitness", "MragentIndividual"
+
+
+def _individual_class() -> Any:
+    """DEAP's creator classes, made once per process whoever imports first."""
+    if not hasattr(creator, _FITNESS):
+        creator.create(_FITNESS, base.Fitness, weights=WEIGHTS)
+    if not hasattr(creator, _INDIVIDUAL):
+        creator.create(_INDIVIDUAL, list, fitness=getattr(creator, _FITNESS))
+    return getattr(creator, _INDIVIDUAL)
+
+
+class Study:
+    """A reproducible NSGA-II search with an archive of every evaluated genome.
+
+    Args:
+        evaluate: Evaluates a batch of genomes (results in input order).
+        population: Individuals kept per generation (>= 4).
+        generations: Generations after the initial population (>= 0).
+        seed: Seeds the study's own ``random.Random``.
+        baseline: Evaluated first; its evaluation is the score policy's base.
+        seeds: Genomes placed in the initial population (the rest is random).
+        crossover_prob: Probability a parent pair is recombined.
+        proposer: Optional external proposer; its genomes join the offspring.
+        proposals: How many genomes to ask the proposer for per generation.
+
+    Raises:
+        ValueError: when an argument is out of range.
+    """
+
+    def __init__(
+        self,
+        evaluate: BatchEvaluate,
+        *,
+        population: int = 16,
+        generations: int = 4,
+        seed: int = 0,
+        baseline: Genome | None = None,
+        seeds: Iterable[Genome] = (),
+        crossover_prob: float = 0.9,
+        proposer: MutationProposer | None = None,
+        proposals: int = 2,
+    ) -> None:
+        if population < 4:
+            raise ValueError(f"population must be >= 4, got {population}")
+        if generations < 0:
+            raise ValueError(f"generations must be >= 0, got {generations}")
+        if not 0.0 <= crossover_prob <= 1.0:
+            raise ValueError(f"crossover_prob must be in [0, 1], got {crossover_prob}")
+        if proposals < 0:
+            raise ValueError(f"proposals must be >= 0, got {proposals}")
+        self.evaluate = evaluate
+        self.population_size, self.generations, self.seed = population, generations, seed
+        self.baseline = baseline or Genome()
+        self.seeds = [g for g in dict.fromkeys(seeds) if g != self.baseline]
+        self.crossover_prob = crossover_prob
+        self.proposer, self.proposals = proposer, proposals
+        self.rng = random.Random(seed)
+        self.generation = -1  # last completed generation; -1: nothing run yet
+        self.population: list[Genome] = []
+        self.logbook = tools.Logbook()
+        self._archive: dict[Genome, Trial] = {}
+        self._cls = _individual_class()
+
+    @property
+    def trials(self) -> list[Trial]:
+        """Every evaluated genome, in evaluation order."""
+        return list(self._archive.values())
+
+    @property
+    def baseline_trial(self) -> Trial:
+        """The baseline's trial (number 0)."""
+        return self._archive[self.baseline]
+
+    @property
+    def pareto_front(self) -> list[Trial]:
+        """Non-dominated trials of the whole archive."""
+        return pareto_front(self.trials)
+
+    @property
+    def best_trial(self) -> Trial:
+        """Highest score in the archive (ties: earliest)."""
+        return max(self.trials, key=lambda t: (t.score, -t.number))
+
+    @property
+    def done(self) -> bool:
+        """Whether every generation has run."""
+        return self.generation >= self.generations
+
+    def optimize(self, on_generation: Callable[[Study], None] | None = None) -> None:
+        """Run the remaining generations (all of them on a fresh study).
+
+        Args:
+            on_generation: Called after each completed generation, including the
+                initial one; the place to checkpoint and report progress.
+        """
+        if self.generation < 0:
+            self._initial()
+            if on_generation:
+                on_generation(self)
+        while not self.done:
+            self._step()
+            if on_generation:
+                on_generation(self)
+
+    def _record(self, genomes: Sequence[Genome], generation: int, origins: Sequence[str]) -> None:
+        new = [g for g in dict.fromkeys(genomes) if g not in self._archive]
+        origin_of = dict(zip(genomes, origins, strict=True))
+        if self.baseline in self._archive:
+            base = self._archive[self.baseline].evaluation.score_base()
+        else:
+            base = None
+        for genome, evaluation in zip(new, self.evaluate(new), strict=True):
+            if base is None:  # the first genome recorded is the baseline
+                base = evaluation.score_base()
+            self._archive[genome] = Trial(
+                len(self._archive),
+                generation,
+                origin_of[genome],
+                genome,
+                evaluation,
+                evaluation.score(base),
+            )
+
+    def _initial(self) -> None:
+        self._record([self.baseline], 0, ["baseline"])
+        chosen = [self.baseline, *self.seeds][: self.population_size]
+        origins = ["baseline"] + ["seed"] * (len(chosen) - 1)
+        attempts = 0
+        while len(chosen) < self.population_size and attempts < 100 * self.population_size:
+            attempts += 1
+            genome = decode(random_genotype(self.rng))
+            if genome not in chosen:
+                chosen.append(genome)
+                origins.append("random")
+        self._record(chosen, 0, origins)
+        self.population = self._select(chosen, self.population_size)
+        self.generation = 0
+        self._log(len(chosen), 0, 0)
+
+    def _individuals(self, genomes: Sequence[Genome]) -> list[Any]:
+        individuals = []
+        for genome in genomes:
+            ind = self._cls(encode(genome))
+            ind.fitness.values = self._archive[genome].values
+            individuals.append(ind)
+        return individuals
+
+    def _select(self, genomes: Sequence[Genome], k: int) -> list[Genome]:
+        chosen = tools.selNSGA2(self._individuals(genomes), k)
+        return [decode(ind) for ind in chosen]
+
+    def _tournament(self, parents: list[Any]) -> list[Any]:
+        """Binary tournament: dominance, then crowding distance, then score, then a coin."""
+
+        def better(a: Any, b: Any) -> Any:
+            if a.fitness.dominates(b.fitness):
+                return a
+            if b.fitness.dominates(a.fitness):
+                return b
+            if a.fitness.crowding_dist != b.fitness.crowding_dist:
+                return a if a.fitness.crowding_dist > b.fitness.crowding_dist else b
+            sa, sb = (self._archive[decode(x)].score for x in (a, b))
+            if sa != sb:
+                return a if sa > sb else b
+            return a if self.rng.random() < 0.5 else b
+
+        return [better(*self.rng.sample(parents, 2)) for _ in range(len(parents))]
+
+    def _step(self) -> None:
+        generation = self.generation + 1
+        # Crowding distances are recomputed on the current population alone, so a
+        # study restored from a checkpoint continues exactly like an unbroken run.
+        parents = self._individuals(self.population)
+        tools.selNSGA2(parents, len(parents))
+        offspring = [list(ind) for ind in self._tournament(parents)]
+        for i in range(0, len(offspring) - 1, 2):
+            if self.rng.random() < self.crossover_prob:
+                crossover(offspring[i], offspring[i + 1], self.rng)
+        children = [decode(mutate(child, self.rng)) for child in offspring]
+        origins = ["offspring"] * len(children)
+        proposed, rejected = self._proposed(generation)
+        children += proposed
+        origins += ["proposer"] * len(proposed)
+        before = len(self._archive)
+        self._record(children, generation, origins)
+        pool = list(dict.fromkeys(self.population + children))  # a clone adds no diversity
+        self.population = self._select(pool, min(self.population_size, len(pool)))
+        self.generation = generation
+        self._log(len(self._archive) - before, len(proposed), rejected)
+
+    def _proposed(self, generation: int) -> tuple[list[Genome], int]:
+        if self.proposer is None or self.proposals == 0:
+            return [], 0
+        context = ProposalContext(
+            generation=generation,
+            population=tuple(self._archive[g] for g in self.population),
+            best=self.best_trial,
+            count=self.proposals,
+            rng=random.Random(self.seed * 1_000_003 + generation),
+        )
+        accepted: list[Genome] = []
+        rejected = 0
+        for values in list(self.proposer.propose(context))[: self.proposals]:
+            try:
+                accepted.append(make_genome(dict(values)))
+            except (ConfigError, TypeError, ValueError):  # counted, never fatal
+                rejected += 1
+        return accepted, rejected
+
+    def _log(self, evaluations: int, proposed: int, rejected: int) -> None:
+        members = [self._archive[g] for g in self.population]
+        best = max(members, key=lambda t: (t.score, -t.number))
+        self.logbook.record(
+            gen=self.generation,
+            evals=evaluations,
+            archive=len(self._archive),
+            front=len(self.pareto_front),
+            best_score=best.score,
+            best_accuracy=max(t.evaluation.accuracy for t in members),
+            min_cost=min(t.evaluation.work for t in members),
+            min_tokens=min(t.evaluation.tokens for t in members),
+            min_hops=min(t.evaluation.hops for t in members),
+            best_so_far=self.best_trial.score,
+            proposed=proposed,
+            rejected=rejected,
+        )
+
+    def state(self) -> dict[str, Any]:
+        """Everything needed to continue this study exactly (JSON-able)."""
+        version, internal, gauss = self.rng.getstate()
+        return {
+            "generation": self.generation,
+            "population": [g.to_json_dict() for g in self.population],
+            "archive": [t.to_dict() for t in self.trials],
+            "rng_state": [version, list(internal), gauss],
+            "logbook": [dict(entry) for entry in self.logbook],
+        }
+
+    def restore(self, state: dict[str, Any]) -> None:
+        """Continue from :meth:`state` output.
+
+        Raises:
+            KeyError, TypeError, ValueError, ConfigError: when the state is malformed.
+        """
+        trials = [Trial.from_dict(item) for item in state["archive"]]
+        if not trials or trials[0].genome != self.baseline:
+            raise ValueError("the archive does not start with this study's baseline")
+        population = [make_genome(item) for item in state["population"]]
+        archive = {t.genome: t for t in trials}
+        if any(g not in archive for g in population):
+            raise ValueError("a population member is missing from the archive")
+        version, internal, gauss = state["rng_state"]
+        rng = random.Random()
+        rng.setstate((int(version), tuple(int(x) for x in internal), gauss))
+        logbook = tools.Logbook()
+        for entry in state["logbook"]:
+            logbook.record(**entry)
+        self._archive, self.population = archive, population
+        self.generation, self.rng, self.logbook = int(state["generation"]), rng, logbook
