@@ -60,8 +60,8 @@ def load_checkpoint(path: Path, study: Study, fingerprint: dict[str, Any]) -> No
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise ValueError(f"not a {FORMAT} file")
         run = data["run"]
-        if not isinstance(run, dict):
-            raise ValueError("'run' must be an object")
+        if not isinstance(run, dict) or any(key not in run for key in fingerprint):
+            raise ValueError("'run' must be an object naming seed, population, corpus, ...")
     except (OSError, UnicodeDecodeError, ValueError, KeyError) as exc:
         moved = _quarantine(path)
         raise CheckpointError(

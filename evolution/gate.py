@@ -211,7 +211,7 @@ def judge(
             the remaining ones are skipped (each costs several passes).
     """
     decisions: list[str] = []
-    checks_left = max_latency_checks
+    checks_left, skipped = max_latency_checks, 0
     for trial in candidates(trials, baseline):
         label = f"#{trial.number} (score {trial.score:.3f})"
         passed, claims = gate_holds(baseline.evaluation, trial.evaluation, None)
@@ -219,7 +219,7 @@ def judge(
             decisions.append(f"{label}: passes on accuracy")
             return GateResult(True, trial, tuple(claims), None, tuple(decisions))
         if confirm is None or checks_left <= 0:
-            decisions.append(f"{label}: latency claim not re-timed (no checks left)")
+            skipped += 1
             continue
         checks_left -= 1
         latency = confirm(trial.genome)
@@ -231,6 +231,9 @@ def judge(
             f"{label}: latency claim refused (re-timed {latency.improvement:+.1%}, "
             f"needs {LATENCY_GAIN:.0%})"
         )
+    if skipped:
+        why = "no re-timing available" if confirm is None else "re-timing budget spent"
+        decisions.append(f"{skipped} latency claim(s) on the work count not re-timed ({why})")
     if not decisions:
-        decisions.append("no variant keeps accuracy and gains accuracy or work")
+        decisions.append("no variant keeps accuracy while gaining 5 points or cutting work 20%")
     return GateResult(False, None, (), None, tuple(decisions))

@@ -432,7 +432,11 @@ def test_resume_after_interrupt_equals_an_unbroken_run(
 def test_corrupt_checkpoint_is_moved_aside_with_an_error(tmp_path: Path) -> None:
     path = checkpoint_path(tmp_path)
     study = Study(_fake_evaluate, population=4, generations=1)
-    for n, garbage in enumerate(('{"format": "mragent-evolve-checkpoint/1", "run"', "[]"), 1):
+    broken_archive = json.dumps(
+        {"format": "mragent-evolve-checkpoint/1", "run": {}, "archive": [{"genome": {}}]}
+    )
+    cases = ('{"format": "mragent-evolve-checkpoint/1", "run"', "[]", broken_archive)
+    for n, garbage in enumerate(cases, 1):
         path.write_text(garbage)
         with pytest.raises(CheckpointError, match="corrupt checkpoint"):
             load_checkpoint(path, study, {})

@@ -8,6 +8,9 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from evolution.checkpoint import checkpoint_path
+from evolution.report import write_reports
+from evolution.run import DEFAULT_GENERATIONS, DEFAULT_POPULATION, EvolveOptions, run_evolve
 from mragent.bench import corpus_namespace, ensure_ingested
 from mragent.cli.common import DbOption, cli_errors, console, out
 from mragent.corpus import load_corpus, reference_corpus_path, validate_namespace
@@ -33,8 +36,10 @@ def evolve_command(
     ] = None,
     generations: Annotated[
         int, typer.Option(min=0, help="Generations after the initial population.")
-    ] = 3,
-    population: Annotated[int, typer.Option(min=4, help="Genomes per generation.")] = 16,
+    ] = DEFAULT_GENERATIONS,
+    population: Annotated[
+        int, typer.Option(min=4, help="Genomes per generation.")
+    ] = DEFAULT_POPULATION,
     seed: Annotated[
         int, typer.Option(help="Seeds the search, the split and random search (reproducible).")
     ] = 0,
@@ -73,9 +78,6 @@ def evolve_command(
     2 bad input or a corrupt checkpoint (moved aside); 1 database failure;
     130 interrupted (continue with --resume).
     """
-    from evolution.report import write_reports
-    from evolution.run import EvolveOptions, run_evolve
-
     with cli_errors():
         path = corpus or reference_corpus_path()
         data = load_corpus(path)
@@ -86,6 +88,12 @@ def evolve_command(
             if ensure_ingested(store, data, namespace):
                 console.print(
                     f"ingested {len(data.contents)} contents into {namespace!r}", highlight=False
+                )
+            if not resume and checkpoint_path(out_dir).exists():
+                console.print(
+                    f"note: starting afresh; {checkpoint_path(out_dir)} will be replaced "
+                    "(--resume continues it instead)",
+                    highlight=False,
                 )
             options = EvolveOptions(
                 corpus_path=path,
@@ -139,7 +147,7 @@ def evolve_command(
                     progress.stop()
                     console.print(
                         f"interrupted: the last completed generation is saved in "
-                        f"{out_dir / 'checkpoint.json'}; continue with --resume",
+                        f"{checkpoint_path(out_dir)}; continue with --resume",
                         highlight=False,
                     )
                     raise typer.Exit(code=EXIT_INTERRUPTED) from None
