@@ -57,7 +57,7 @@ def main() -> None:
         for i in range(len(samples)):
             for engine, store in stores.items():
                 t0 = time.perf_counter()
-                reconstruct(store, ns, cues[engine][i], genome)
+                reconstruct(store, ns, cues[engine][i], genome, memories[engine].texts)
                 times[engine].append((time.perf_counter() - t0) * 1000)
         line = [f"depth {depth}:"]
         for engine, values in times.items():

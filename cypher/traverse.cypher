@@ -1,6 +1,6 @@
 // traverse: reconstruct contents from entry cues (the literal Cue-Tag-Content shape).
 // params: ns, cues, fanout, decay, prune, limit, paths_per_content
-// returns: content_id, key, title, text, evidence, paths, elements, best_hops, trails
+// returns: content_id, key, evidence, paths, elements, best_hops, trails
 // render: depth 1..4
 // cues: list of {id, score} with score in (0, 1]. A path's evidence is the cue
 // score times every edge weight on it, times `decay` for each LINKED_TO hop
@@ -8,7 +8,9 @@
 // (rank is set by rank_links), paths revisiting a node are not evidence (and
 // engines disagree on whether they exist), paths under `prune` are dropped, and the `limit`
 // contents with the strongest single path are returned, each with its
-// strongest `paths_per_content` trails (node ids, cue first, content last).
+// strongest `paths_per_content` trails as [evidence, hops, node ids...] (cue first,
+// content last). Texts are not returned: the caller holds them, and nested maps
+// and long strings dominate the client's parse time.
 UNWIND $cues AS cue
 // Bind the entry cue first: given the whole pattern at once, FalkorDB's planner
 // starts from every Content of the namespace and walks backwards (15x slower).
@@ -25,8 +27,8 @@ WHERE evidence >= $prune
 WITH m, p, hops, evidence ORDER BY evidence DESC
 WITH m, max(evidence) AS best, count(p) AS paths, sum(2 * length(p) + 1) AS elements,
      min(hops) AS best_hops,
-     collect({nodes: [n IN nodes(p) | n.id], evidence: evidence, hops: hops}) AS trails
-RETURN m.id AS content_id, m.key AS key, m.title AS title, m.text AS text,
+     collect([evidence, hops] + [n IN nodes(p) | n.id]) AS trails
+RETURN m.id AS content_id, m.key AS key,
        best AS evidence, paths, elements, best_hops,
        trails[0..$paths_per_content] AS trails
 ORDER BY evidence DESC, key ASC

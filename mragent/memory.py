@@ -17,7 +17,7 @@ from mragent.embedding import Embedder, EmbedderIdentity, check_identity, defaul
 from mragent.errors import MragentError
 from mragent.genome import Genome
 from mragent.retrieval.cue_search import CueHit, CueIndex
-from mragent.retrieval.reconstruct import Candidate, reconstruct
+from mragent.retrieval.reconstruct import Candidate, ContentTexts, reconstruct
 from mragent.retrieval.rerank import Ranked, rerank
 from mragent.retrieval.synthesis import (
     Answer,
@@ -89,6 +89,7 @@ class Memory:
         self.identity: EmbedderIdentity = self.embedder.identity
         self.cue_index = CueIndex.from_store(store, ns, self.embedder)
         self.contents = store.run("content_snapshot", {"ns": ns})
+        self.texts = ContentTexts(self.contents)
         df: Counter[str] = Counter()
         for row in self.contents:
             df.update(set(content_words(f"{row['title'] or ''} {row['text']}")))
@@ -121,7 +122,7 @@ class Memory:
         cues = self.cue_index.search(question, genome, dense)
         mark = time.perf_counter()
         timings["cue_search"] = (mark - start) * 1000
-        candidates = reconstruct(self.store, self.ns, cues, genome)
+        candidates = reconstruct(self.store, self.ns, cues, genome, self.texts)
         now = time.perf_counter()
         timings["traversal"], mark = (now - mark) * 1000, now
         ranked = rerank(candidates, genome.rerank)

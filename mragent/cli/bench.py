@@ -11,13 +11,13 @@ from rich.table import Table
 
 from mragent.bench import (
     bench_report,
-    corpus_namespace,
     ensure_ingested,
     run_bench,
     write_json_atomic,
 )
-from mragent.cli.common import DbOption, cli_errors, console, out
-from mragent.corpus import load_corpus, reference_corpus_path, validate_namespace
+from mragent.cli.common import DatasetOption, DbOption, PathOption, cli_errors, console, out
+from mragent.corpus import validate_namespace
+from mragent.datasets import load_questions_corpus
 from mragent.errors import CorpusError
 from mragent.genome import load_genome
 from mragent.store import open_store
@@ -26,8 +26,13 @@ from mragent.store import open_store
 def bench_command(
     corpus: Annotated[
         Path | None,
-        typer.Option(help="Corpus JSON with questions (default: the bundled reference corpus)."),
+        typer.Option(
+            help="Corpus JSON with questions (default: the bundled reference corpus); with "
+            "--dataset musique|hotpotqa, the optional pooled corpus of that dataset."
+        ),
     ] = None,
+    dataset: DatasetOption = None,
+    path: PathOption = None,
     genome: Annotated[
         str | None,
         typer.Option(help="Preset name, genome JSON or optimize.report.json (default: default)."),
@@ -44,11 +49,10 @@ def bench_command(
     """Run a genome over a corpus and print it beside BM25 and dense flat baselines."""
     with cli_errors():
         chosen = load_genome(genome)
-        path = corpus or reference_corpus_path()
-        data = load_corpus(path)
+        data, derived, path = load_questions_corpus(dataset and dataset.value, path, corpus)
         if not data.questions:
             raise CorpusError(str(path), None, "has no 'questions' to benchmark")
-        namespace = validate_namespace(ns) if ns else corpus_namespace(path)
+        namespace = validate_namespace(ns) if ns else derived
         with open_store(db) as store:
             if ensure_ingested(store, data, namespace):
                 console.print(

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from enum import Enum
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -26,6 +28,29 @@ DbOption = Annotated[
 ]
 NsOption = Annotated[
     str, typer.Option("--ns", envvar="MRAGENT_NS", help="Namespace of the memory.")
+]
+
+
+
+class Dataset(str, Enum):
+    """Input formats ``bench`` and ``evolve`` read (see :mod:`mragent.datasets`)."""
+
+    MUSIQUE = "musique"
+    HOTPOTQA = "hotpotqa"
+    MRAGENT = "mragent"
+
+
+DatasetOption = Annotated[
+    Dataset | None,
+    typer.Option(
+        case_sensitive=False,
+        help="Read --path in a public dataset's format (musique, hotpotqa) or the "
+        "project's own (mragent).",
+    ),
+]
+PathOption = Annotated[
+    Path | None,
+    typer.Option("--path", help="The --dataset file (JSON list, or JSON lines as .jsonl)."),
 ]
 
 # Bad input (files, options, genomes) exits 2; an unreachable or failing backend exits 1.

@@ -11,9 +11,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from evolution.checkpoint import checkpoint_path
 from evolution.report import write_reports
 from evolution.run import DEFAULT_GENERATIONS, DEFAULT_POPULATION, EvolveOptions, run_evolve
-from mragent.bench import corpus_namespace, ensure_ingested
-from mragent.cli.common import DbOption, cli_errors, console, out
-from mragent.corpus import load_corpus, reference_corpus_path, validate_namespace
+from mragent.bench import ensure_ingested
+from mragent.cli.common import DatasetOption, DbOption, PathOption, cli_errors, console, out
+from mragent.corpus import validate_namespace
+from mragent.datasets import load_questions_corpus
 from mragent.errors import CorpusError
 from mragent.store import open_store
 
@@ -28,6 +29,12 @@ def evolve_command(
     corpus: Annotated[
         Path | None,
         typer.Option(help="Corpus JSON with questions (default: the bundled reference corpus)."),
+    ] = None,
+    dataset: DatasetOption = None,
+    path: PathOption = None,
+    pool: Annotated[
+        Path | None,
+        typer.Option(help="With --dataset musique|hotpotqa: the dataset's pooled corpus file."),
     ] = None,
     db: DbOption = None,
     ns: Annotated[
@@ -79,11 +86,13 @@ def evolve_command(
     130 interrupted (continue with --resume).
     """
     with cli_errors():
-        path = corpus or reference_corpus_path()
-        data = load_corpus(path)
+        if dataset is not None and dataset.value != "mragent":
+            data, derived, path = load_questions_corpus(dataset.value, path, pool)
+        else:
+            data, derived, path = load_questions_corpus(None, path, corpus)
         if not data.questions:
             raise CorpusError(str(path), None, "has no 'questions' to evolve against")
-        namespace = validate_namespace(ns) if ns else corpus_namespace(path)
+        namespace = validate_namespace(ns) if ns else derived
         with open_store(db) as store:
             if ensure_ingested(store, data, namespace):
                 console.print(

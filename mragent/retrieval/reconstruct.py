@@ -8,6 +8,7 @@ from the range-checked genome, and everything else as parameters.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from mragent.genome import Genome
 from mragent.retrieval.cue_search import CueHit
@@ -42,8 +43,41 @@ class Candidate:
     trails: tuple[Trail, ...]
 
 
-def reconstruct(store: GraphStore, ns: str, cues: list[CueHit], genome: Genome) -> list[Candidate]:
-    """Expand entry cues into candidate contents, strongest evidence first."""
+class ContentTexts:
+    """Key, title and text of contents by id, fetched once and kept.
+
+    The traversal returns ids only; a memory is read far more often than it is
+    written, so texts are looked up here instead of travelling with every path.
+    """
+
+    def __init__(self, rows: list[dict[str, Any]] | None = None) -> None:
+        self._rows: dict[str, dict[str, Any]] = {row["id"]: row for row in rows or []}
+
+    def get(self, store: GraphStore, ns: str, ids: list[str]) -> dict[str, dict[str, Any]]:
+        """Rows for ``ids``, fetching (one round trip) any not yet known."""
+        missing = [i for i in ids if i not in self._rows]
+        if missing:
+            for row in store.run("contents_by_id", {"ns": ns, "ids": missing}):
+                self._rows[row["id"]] = row
+        return self._rows
+
+
+def reconstruct(
+    store: GraphStore,
+    ns: str,
+    cues: list[CueHit],
+    genome: Genome,
+    texts: ContentTexts | None = None,
+) -> list[Candidate]:
+    """Expand entry cues into candidate contents, strongest evidence first.
+
+    Args:
+        store: The graph store.
+        ns: Namespace.
+        cues: Entry cues with scores in (0, 1].
+        genome: Supplies depth, fanout, prune threshold and maxContent.
+        texts: Known content texts (a fresh cache when omitted).
+    """
     if not cues:
         return []
     rows = store.run(
@@ -59,19 +93,22 @@ def reconstruct(store: GraphStore, ns: str, cues: list[CueHit], genome: Genome) 
         },
         depth=genome.traversalDepth,
     )
+    if not rows:
+        return []
+    known = (texts or ContentTexts()).get(store, ns, [row["content_id"] for row in rows])
     return [
         Candidate(
             id=row["content_id"],
             key=row["key"],
-            title=row["title"] or "",
-            text=row["text"],
+            title=known[row["content_id"]]["title"] or "",
+            text=known[row["content_id"]]["text"],
             evidence=float(row["evidence"]),
             paths=int(row["paths"]),
             elements=int(row["elements"]),
             hops=int(row["best_hops"]),
+            # Each trail is [evidence, hops, node ids...]: flat lists parse fastest.
             trails=tuple(
-                Trail(tuple(t["nodes"]), float(t["evidence"]), int(t["hops"]))
-                for t in row["trails"]
+                Trail(tuple(trail[2:]), float(trail[0]), int(trail[1])) for trail in row["trails"]
             ),
         )
         for row in rows
