@@ -4,8 +4,8 @@
 // render: depth 1..4
 // cues: list of {id, score} with score in (0, 1]. A path's evidence is the cue
 // score times every edge weight on it, times `decay` for each LINKED_TO hop
-// beyond the first. Only the `fanout` strongest LINKED_TO edges out of each node are walked
-// (rank is set by rank_links), paths revisiting a node are not evidence (and
+// beyond the first. Only the `fanout` strongest edges out of each node are walked
+// (ranks set by rank_links and rank_references), paths revisiting a node are not evidence (and
 // engines disagree on whether they exist), paths under `prune` are dropped, and the `limit`
 // contents with the strongest single path are returned, each with its
 // strongest `paths_per_content` trails as [evidence, hops, node ids...] (cue first,
@@ -18,7 +18,7 @@ MATCH (c:Cue {id: cue.id})
 WITH cue, c WHERE c.ns = $ns
 MATCH p = (c:Cue)-[:LINKED_TO*1..{{depth}}]->(t:Tag)-[:REFERENCES]->(m:Content)
 WHERE all(n IN nodes(p) WHERE n.ns = $ns)
-  AND all(r IN relationships(p)[0..-1] WHERE r.rank <= $fanout)
+  AND all(r IN relationships(p) WHERE r.rank <= $fanout)
   AND all(n IN nodes(p) WHERE single(x IN nodes(p) WHERE x = n))
 WITH m, p, length(p) - 1 AS hops,
      reduce(e = cue.score, r IN relationships(p) | e * r.weight) * $decay ^ (length(p) - 2)

@@ -13,14 +13,17 @@ from mragent.baselines import FlatRetriever
 from mragent.corpus import Corpus
 from mragent.evaluate import QuestionResult, ScoreBase, Summary, run_questions, score, summarise
 from mragent.genome import PRESETS, Genome
-from mragent.ingest import ingest, namespace_stats
+from mragent.ingest import GRAPH_LAYOUT, ingest, namespace_stats
 from mragent.memory import Memory
 from mragent.store.base import GraphStore
 
 
 def corpus_namespace(corpus_path: Path) -> str:
     """A namespace name derived from a corpus file's content (stable across runs)."""
-    digest = hashlib.sha256(corpus_path.read_bytes()).hexdigest()[:10]
+    hasher = hashlib.sha256(corpus_path.read_bytes())
+    # A new graph layout (weights, ranks) must not reuse a namespace built by an older one.
+    hasher.update(GRAPH_LAYOUT.encode())
+    digest = hasher.hexdigest()[:10]
     stem = "".join(ch if ch.isalnum() else "-" for ch in corpus_path.stem)[:40].strip("-")
     return f"bench-{stem or 'corpus'}-{digest}"
 

@@ -34,6 +34,8 @@ from mragent.extract import Extractor, RuleExtractor
 from mragent.store.base import GraphStore
 
 BATCH_SIZE = 500
+# Bumped whenever ingest writes a different graph for the same input.
+GRAPH_LAYOUT = "2"
 PRIMARY_REF = 1.0
 MENTION_REF = 0.6
 BACKWARD_DAMPING = 0.8
@@ -205,6 +207,7 @@ def ingest(
         if progress:
             progress(done, len(batches))
     store.run("rank_links", {"ns": ns})
+    store.run("rank_references", {"ns": ns})
     return IngestReport(ns, len(corpus.contents), len(batches), before, namespace_stats(store, ns))
 
 

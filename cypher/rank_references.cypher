@@ -1,0 +1,14 @@
+// rank_references: number each tag's outgoing REFERENCES edges 1..n, strongest first.
+// params: ns
+// returns: ranked
+// Ties break on the content key so every engine ranks identically. Like LINKED_TO,
+// a tag expands only its `tagFanout` strongest references: a hub tag mentioned by
+// hundreds of passages would otherwise multiply every path that crosses it.
+MATCH (t:Tag)-[r:REFERENCES]->(m:Content)
+WHERE t.ns = $ns AND m.ns = $ns
+WITH t, r, m ORDER BY r.weight DESC, m.key ASC
+WITH t, collect(r) AS refs
+UNWIND range(0, size(refs) - 1) AS i
+WITH refs[i] AS r, i
+SET r.rank = i + 1
+RETURN count(r) AS ranked
