@@ -17,15 +17,10 @@ from mragent.embedding import Embedder, EmbedderIdentity, check_identity, defaul
 from mragent.errors import MragentError
 from mragent.genome import Genome
 from mragent.retrieval.cue_search import CueHit, CueIndex
+from mragent.retrieval.extractive import ExtractiveSynthesizer
 from mragent.retrieval.reconstruct import Candidate, ContentTexts, reconstruct
 from mragent.retrieval.rerank import Ranked, rerank
-from mragent.retrieval.synthesis import (
-    Answer,
-    Context,
-    ExtractiveSynthesizer,
-    Synthesizer,
-    assemble,
-)
+from mragent.retrieval.synthesis import Answer, Context, Synthesizer, assemble
 from mragent.store.base import GraphStore
 from mragent.text import content_words
 
