@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import platform
+import re
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -18,9 +19,15 @@ from evolution.plot import plot_pareto
 from evolution.run import EvolveRun
 from evolution.trial import OBJECTIVES, Evaluation, Trial
 from mragent.bench import write_json_atomic
+from mragent.corpus import Question
+from mragent.explain import build_trace
 from mragent.genome import GENES
+from mragent.html_view import write_html
+from mragent.memory import Memory
+from mragent.store import open_store
 
 REPORT_JSON, REPORT_MD, PARETO_PNG = "optimize.report.json", "optimize.report.md", "pareto.png"
+EXPLAIN_DIR, EXPLAIN_QUESTIONS = "explain", 3
 SCORE_POLICY = (
     "0.70*accuracy + 0.15*(1-work/BASE_work) + 0.10*(1-ctx/BASE_ctx) + 0.05*(1-hops/BASE_hops), "
     "terms clamped to [0,1]; BASE = default genome on the training questions; inside the "
@@ -135,8 +142,10 @@ def _metrics_table(rows: list[tuple[str, Evaluation | None]]) -> list[str]:
     return lines
 
 
-def render_markdown(run: EvolveRun, report: dict[str, Any]) -> str:
-    """The human summary of a run."""
+def render_markdown(
+    run: EvolveRun, report: dict[str, Any], views: list[tuple[Question, str]] | None = None
+) -> str:
+    """The human summary of a run (``views``: explain pages of newly answered questions)."""
     gate, held, study = run.gate, run.held_out, run.study
     base, chosen = study.baseline_trial, run.chosen
     verdict = (
@@ -190,6 +199,9 @@ def render_markdown(run: EvolveRun, report: dict[str, Any]) -> str:
         ]
     else:
         lines += ["", "No questions were held out (`--split 0`)."]
+    if views:
+        lines += ["", f"## Why it won: questions the {label} newly answers", ""]
+        lines += [f"- [{q.id}]({href}): {' '.join(q.question.split())}" for q, href in views]
     lines += ["", f"## Genome ({label} vs baseline)", "", "| gene | baseline | chosen |"]
     lines.append("|---|---|---|")
     for spec in GENES:
@@ -232,14 +244,45 @@ def render_markdown(run: EvolveRun, report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def newly_answered(run: EvolveRun) -> list[Question]:
+    """Questions the baseline got wrong and the chosen genome right (held-out first)."""
+    sides = [(run.train, run.study.baseline_trial.evaluation, run.chosen.evaluation)]
+    if run.held_out:
+        held = run.held_out
+        sides.insert(0, (held.questions, held.baseline, held.variant))
+    found = []
+    for questions, base, variant in sides:
+        wrong = {qid for qid, _ in base.failures} - {qid for qid, _ in variant.failures}
+        found += [q for q in questions if q.id in wrong]
+    return found[:EXPLAIN_QUESTIONS]
+
+
+def write_explain_views(run: EvolveRun) -> list[tuple[Question, str]]:
+    """``explain/<qid>.html`` for a few newly answered questions; (question, relative href)."""
+    questions = newly_answered(run)
+    if not questions or not run.options.worker_url:
+        return []
+    views = []
+    with open_store(run.options.worker_url) as store:
+        memory = Memory(store, run.options.ns)
+        for q in questions:
+            href = f"{EXPLAIN_DIR}/{re.sub(r'[^A-Za-z0-9_.-]', '_', q.id)}.html"
+            trace = build_trace(memory, q.question, run.chosen.genome)
+            write_html(trace, run.options.out_dir / href)
+            views.append((q, href))
+    return views
+
+
 def write_reports(run: EvolveRun) -> list[Path]:
-    """Write the JSON, Markdown and plot into the run's output directory."""
+    """Write the JSON, Markdown, plot and explain pages into the run's output directory."""
     out = run.options.out_dir
     report = build_report(run)
+    views = write_explain_views(run)
+    report["explain_views"] = [{"question": q.id, "html": href} for q, href in views]
     json_path, md_path, png_path = out / REPORT_JSON, out / REPORT_MD, out / PARETO_PNG
     write_json_atomic(json_path, report)
     tmp = md_path.with_name(f".{md_path.name}.tmp")
-    tmp.write_text(render_markdown(run, report), encoding="utf-8")
+    tmp.write_text(render_markdown(run, report, views), encoding="utf-8")
     os.replace(tmp, md_path)
     plot_pareto(
         png_path,
@@ -249,4 +292,4 @@ def write_reports(run: EvolveRun) -> list[Path]:
         run.random_trials,
         title=f"{run.options.corpus_path.name}: accuracy vs cost ({len(run.study.trials)} genomes)",
     )
-    return [json_path, md_path, png_path]
+    return [json_path, md_path, png_path, *(out / href for _, href in views)]

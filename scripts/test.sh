@@ -10,7 +10,7 @@ trap 'bash scripts/neo4j-local.sh stop >/dev/null 2>&1 || true' EXIT
 
 export MRAGENT_TEST_NEO4J_URL="${MRAGENT_TEST_NEO4J_URL:-bolt://127.0.0.1:7687}"
 export MRAGENT_DB_PASSWORD="${MRAGENT_DB_PASSWORD:-mragent-dev}"
-export MRAGENT_REQUIRE_BACKENDS="${MRAGENT_REQUIRE_BACKENDS:-falkordb,neo4j}"
+export MRAGENT_REQUIRE_BACKENDS="${MRAGENT_REQUIRE_BACKENDS:-falkordb,neo4j,chromium}"
 
 ruff check .
 python3 -m pytest -q -rs "$@"

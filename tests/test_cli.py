@@ -28,7 +28,7 @@ def corpus_file(tmp_path: Path) -> Path:
 def test_help_lists_commands() -> None:
     result = runner.invoke(app, ["--help"])
     assert result.exit_code == 0
-    for command in ("ingest", "bench", "db", "genome"):
+    for command in ("ingest", "bench", "evolve", "explain", "db", "genome"):
         assert command in result.output
 
 

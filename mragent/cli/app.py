@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from mragent.cli import bench, db, evolve, genome
+from mragent.cli import bench, db, evolve, explain, genome
 from mragent.cli.ingest import ingest_command
 
 app = typer.Typer(
@@ -19,6 +19,7 @@ app.add_typer(genome.app, name="genome")
 app.command("ingest")(ingest_command)
 app.command("bench")(bench.bench_command)
 app.command("evolve")(evolve.evolve_command)
+app.command("explain")(explain.explain_command)
 
 
 def main() -> None:

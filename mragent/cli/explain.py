@@ -1,0 +1,87 @@
+"""``mragent explain``: show one reconstruction, on screen, in a graph browser, or as HTML."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from mragent.bench import corpus_namespace, ensure_ingested
+from mragent.cli.common import DbOption, cli_errors, console, out
+from mragent.corpus import load_corpus, reference_corpus_path, validate_namespace
+from mragent.errors import ConfigError
+from mragent.explain import browser_cypher, build_trace, render_trace
+from mragent.genome import load_genome
+from mragent.html_view import write_html
+from mragent.memory import Memory
+from mragent.store import open_store
+from mragent.trace_store import TRACE_CAP, persist_trace
+
+
+def explain_command(
+    question: Annotated[str, typer.Argument(help="The question to reconstruct.")],
+    genome: Annotated[
+        str | None,
+        typer.Option(help="Preset name, genome JSON or optimize.report.json (default: default)."),
+    ] = None,
+    db: DbOption = None,
+    ns: Annotated[
+        str | None,
+        typer.Option(help="Namespace to read (default: derived from --corpus; ingested if empty)."),
+    ] = None,
+    corpus: Annotated[
+        Path | None,
+        typer.Option(
+            help="Corpus JSON to read (ingested if its namespace is empty). "
+            "Default without --ns: the bundled reference corpus."
+        ),
+    ] = None,
+    cypher: Annotated[
+        bool,
+        typer.Option(
+            "--cypher",
+            help="Print a Cypher query drawing the paths used (Neo4j Browser, Memgraph Lab, "
+            "FalkorDB browser) on stdout; the trace goes to stderr.",
+        ),
+    ] = False,
+    persist: Annotated[
+        bool,
+        typer.Option(
+            "--persist",
+            help=f"Store the trace as a (:Trace)-[:VISITED]->() subgraph; each namespace "
+            f"keeps its newest {TRACE_CAP}.",
+        ),
+    ] = False,
+    html: Annotated[
+        Path | None,
+        typer.Option("--html", help="Write a standalone interactive graph of the trace here."),
+    ] = None,
+) -> None:
+    """Explain how one question is answered: cues, paths, pruning, ranking, answer, timings."""
+    with cli_errors():
+        if not question.strip():
+            raise ConfigError("the question is empty")
+        chosen = load_genome(genome)
+        path = corpus or (None if ns else reference_corpus_path())
+        data = load_corpus(path) if path else None
+        namespace = validate_namespace(ns) if ns else corpus_namespace(path)
+        with open_store(db) as store:
+            if data is not None and ensure_ingested(store, data, namespace):
+                console.print(
+                    f"ingested {len(data.contents)} contents into {namespace!r}", highlight=False
+                )
+            trace = build_trace(Memory(store, namespace), question, chosen)
+            render_trace(trace, console if cypher else out)
+            if persist:
+                trace_id = persist_trace(store, trace)
+                console.print(
+                    f"persisted trace {trace_id} (namespace {namespace!r} keeps the newest "
+                    f"{TRACE_CAP}); see README 'See a reconstruction' for the Browser query",
+                    highlight=False,
+                )
+        if html:
+            size = write_html(trace, html)
+            console.print(f"wrote {html} ({size / 1024:.0f} KiB, works offline)", highlight=False)
+        if cypher:
+            out.print(browser_cypher(trace), markup=False, highlight=False, soft_wrap=True, end="")

@@ -1,0 +1,233 @@
+"""``mragent explain``: the trace, Cypher for graph browsers, persisted traces, the CLI.
+
+Every trace test runs on every engine (the ``store``/``ns`` fixtures) over the
+CHAIN fixture corpus, whose graph is small enough to reason about by hand.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rich.console import Console
+from typer.testing import CliRunner
+
+from mragent.cli import app
+from mragent.corpus import parse_corpus
+from mragent.errors import MragentError
+from mragent.explain import Fate, Trace, browser_cypher, build_trace, checked_id, render_trace
+from mragent.genome import PRESETS, Genome, PromptStrategy
+from mragent.html_view import write_html
+from mragent.ingest import ingest
+from mragent.memory import Memory
+from mragent.store import open_store
+from mragent.store.base import GraphStore
+from mragent.trace_store import TRACE_CAP, list_traces, persist_trace, trace_paths
+from tests.fixtures import CHAIN, INJECTIONS
+
+QUESTION = CHAIN["questions"][0]["question"]
+DEFAULT = PRESETS["default"]
+
+
+@pytest.fixture
+def memory(store: GraphStore, ns: str) -> Memory:
+    ingest(store, parse_corpus(CHAIN), ns)
+    return Memory(store, ns)
+
+
+def _named(trace: Trace, nodes: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(f"{trace.nodes[n].label}:{trace.nodes[n].name}" for n in nodes)
+
+
+def test_trace_shows_cues_paths_contents_and_answer(memory: Memory) -> None:
+    trace = build_trace(memory, QUESTION, DEFAULT)
+    rec = trace.reconstruction
+    assert "Acme" in [c.text for c in rec.cues]
+    # Every node on every path has a name fetched from the database.
+    used = {_named(trace, p.nodes) for p in trace.used_paths}
+    assert ("Cue:Acme", "Tag:Acme", "Content:Acme") in used
+    assert ("Cue:Acme", "Tag:Acme", "Tag:Jane Roe", "Content:Jane Roe") in used
+    # Used paths are exactly the surviving trails of the contents handed to synthesis.
+    kept = {r.candidate.id for r in rec.context.items}
+    trails = {t.nodes for r in rec.ranked if r.candidate.id in kept for t in r.candidate.trails}
+    assert {p.nodes for p in trace.used_paths} == trails
+    # Edge weights reproduce the traversal's evidence, edge by edge.
+    for path in trace.paths:
+        assert trace.prefix_evidence(path)[-1] == pytest.approx(path.evidence, rel=1e-4)
+    assert [c.rank for c in trace.contents] == list(range(1, len(rec.ranked) + 1))
+    assert {c.evidence_rank for c in trace.contents} == set(range(1, len(rec.ranked) + 1))
+
+    console = Console(record=True, width=200)
+    render_trace(trace, console)
+    screen = console.export_text()
+    for expected in ("entry cues", "dense", "sparse", "fused", '"Acme" > Acme => Acme'):
+        assert expected in screen
+    assert "answer:" in screen and "cue_search" in screen and "traversal" in screen
+
+
+def test_pruned_paths_are_reported_with_their_reason(memory: Memory) -> None:
+    floor = 0.4
+    strict = build_trace(memory, QUESTION, DEFAULT.replace(pruneThreshold=floor))
+    pruned = [p for p in strict.paths if p.fate is Fate.PRUNED]
+    assert pruned, "raising pruneThreshold must show pruned paths"
+    for path in pruned:
+        assert path.evidence < floor
+        assert re.fullmatch(rf"pruned: evidence {path.evidence:.3f} < threshold 0\.4", path.reason)
+    surviving = {t.nodes for c in strict.reconstruction.candidates for t in c.trails}
+    assert not surviving & {p.nodes for p in pruned}
+    # Kept plus pruned at the floor are what the traversal returns without one.
+    floorless = build_trace(memory, QUESTION, DEFAULT.replace(pruneThreshold=0.0))
+    assert not [p for p in floorless.paths if p.fate is Fate.PRUNED]
+    assert {p.nodes for p in strict.paths} == {p.nodes for p in floorless.paths}
+    screen = Console(record=True, width=200)
+    render_trace(strict, screen)
+    assert "pruned: evidence" in screen.export_text()
+
+
+def test_cut_by_max_content_and_dropped_by_prompt_strategy(memory: Memory) -> None:
+    genome = DEFAULT.replace(maxContent=2, promptStrategy=PromptStrategy.TERSE.value)
+    trace = build_trace(memory, QUESTION, genome)
+    fates = {c.title: (c.fate, c.reason) for c in trace.contents}
+    cut = [t for t, (fate, _) in fates.items() if fate is Fate.CUT]
+    assert len(cut) == len(trace.contents) - 2
+    assert all("cut by maxContent" in fates[t][1] for t in cut)
+    kept = [c for c in trace.contents if c.fate is Fate.KEPT]
+    dropped = [c for c in trace.contents if c.fate is Fate.DROPPED]
+    assert len(kept) + len(dropped) == 2
+    assert all("promptStrategy terse" in c.reason for c in dropped)
+    assert {c.id for c in kept} == {r.candidate.id for r in trace.reconstruction.context.items}
+
+
+def _path_ids(value: Any) -> tuple[str, ...]:
+    """Node ids of a path as each driver returns it (FalkorDB Path, Bolt list)."""
+    if hasattr(value, "nodes"):
+        return tuple(node.properties["id"] for node in value.nodes())
+    return tuple(item["id"] for item in value if isinstance(item, dict))
+
+
+def test_browser_cypher_draws_exactly_the_used_paths(store: GraphStore, memory: Memory) -> None:
+    trace = build_trace(memory, QUESTION, DEFAULT.replace(pruneThreshold=0.4))
+    text = browser_cypher(trace)
+    assert text.count("MATCH p = ") == len(trace.used_paths)
+    # The printed text is for a person to paste; run it as such, through the driver.
+    rows = store._execute("browser_cypher", text, {})
+    drawn = sorted(_path_ids(row["p"]) for row in rows)
+    assert drawn == sorted(p.nodes for p in trace.used_paths)
+    assert not {p.nodes for p in trace.paths if p.fate is Fate.PRUNED} & set(drawn)
+
+
+@pytest.mark.parametrize("payload", [*INJECTIONS, "ABCDEF", ""])
+def test_only_uuid_like_ids_are_printed_into_cypher(payload: str) -> None:
+    with pytest.raises(MragentError, match="not a uuid"):
+        checked_id(payload)
+    assert checked_id("0f8e2c3a-1b2d-4c5e-8f90-a1b2c3d4e5f6")
+
+
+def test_persisted_traces_are_capped_and_invisible_to_retrieval(
+    store: GraphStore, memory: Memory, ns: str
+) -> None:
+    trace = build_trace(memory, QUESTION, DEFAULT)
+    before = memory.reconstruct(QUESTION, DEFAULT)
+    ids = [persist_trace(store, trace) for _ in range(TRACE_CAP + 2)]
+    stored = list_traces(store, ns, limit=TRACE_CAP + 10)
+    assert len(stored) == TRACE_CAP == 100
+    assert [row["id"] for row in stored] == ids[::-1][:TRACE_CAP]  # the two oldest went
+    newest = stored[0]
+    assert newest["question"] == QUESTION and json.loads(newest["genome"]) == DEFAULT.to_json_dict()
+    kinds = {v["kind"] for v in newest["visits"]}
+    assert {"cue", "tag", "kept"} <= kinds
+    assert sorted(trace_paths(store, ns, ids[-1])) == sorted(p.nodes for p in trace.used_paths)
+    # Retrieval never sees traces: same candidates, no Trace id in any traversal row.
+    after = memory.reconstruct(QUESTION, DEFAULT)
+    assert after.candidates == before.candidates
+    reached = {n for c in after.candidates for t in c.trails for n in t.nodes}
+    assert not reached & set(ids)
+    store.run("delete_namespace", {"ns": ns})
+    assert list_traces(store, ns) == []
+
+
+def test_cap_refuses_nonsense(store: GraphStore, memory: Memory) -> None:
+    trace = build_trace(memory, QUESTION, DEFAULT)
+    with pytest.raises(ValueError, match="keep"):
+        persist_trace(store, trace, keep=0)
+
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def corpus_file(tmp_path: Path) -> Path:
+    path = tmp_path / "chain.json"
+    path.write_text(json.dumps(CHAIN))
+    return path
+
+
+def test_cli_explain(corpus_file: Path, falkordb_url: str, tmp_path: Path) -> None:
+    ns = "cli-explain"
+    common = ["--corpus", str(corpus_file), "--ns", ns, "--db", falkordb_url]
+    try:
+        shown = runner.invoke(app, ["explain", QUESTION, *common, "--genome", "default"])
+        assert shown.exit_code == 0, shown.output
+        for expected in ("entry cues", "paths", "contents", "answer:", "time:"):
+            assert expected in shown.stdout
+        page = tmp_path / "trace.html"
+        both = runner.invoke(
+            app, ["explain", QUESTION, *common, "--cypher", "--persist", "--html", str(page)]
+        )
+        assert both.exit_code == 0, both.output
+        assert both.stdout.startswith("// mragent explain: the ")
+        assert "UNION" in both.stdout and "entry cues" not in both.stdout
+        assert "entry cues" in both.stderr and "persisted trace" in both.stderr
+        assert page.exists() and "vis.Network" in page.read_text()
+        with open_store(falkordb_url) as store:
+            assert len(list_traces(store, ns)) == 1
+    finally:
+        with open_store(falkordb_url) as store:
+            store.run("delete_namespace", {"ns": ns})
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["   "], "question is empty"),
+        ([QUESTION, "--ns", "bad ns!"], "namespace"),
+        ([QUESTION, "--genome", "no-such-genome"], "genome"),
+    ],
+)
+def test_cli_bad_input_exits_2(args: list[str], message: str, falkordb_url: str) -> None:
+    result = runner.invoke(app, ["explain", *args, "--db", falkordb_url])
+    assert result.exit_code == 2, result.output
+    assert message in result.output
+
+
+def test_genome_replace_keeps_enum_values() -> None:
+    # The shadow traversal copies the genome with the floor at 0 and nothing else.
+    genome = Genome(pruneThreshold=0.3, traversalDepth=3)
+    floorless = genome.replace(pruneThreshold=0.0)
+    assert floorless.to_json_dict() == {**genome.to_json_dict(), "pruneThreshold": 0.0}
+
+
+def test_html_page_escapes_memory_text(falkor_store: GraphStore, tmp_path: Path) -> None:
+    payload = "</script><img src=x onerror=alert(1)>"
+    data = {
+        "format": "mragent-corpus/1",
+        "contents": [
+            {"id": "x", "title": f"Evil {payload}", "tags": [f"Tag {payload}"], "cues": [],
+             "text": f"Evil {payload} was founded by Jane Roe."},
+        ],
+    }  # fmt: skip
+    ns = "explain-escape"
+    try:
+        ingest(falkor_store, parse_corpus(data), ns)
+        trace = build_trace(Memory(falkor_store, ns), f"Who founded Evil {payload}?", DEFAULT)
+    finally:
+        falkor_store.run("delete_namespace", {"ns": ns})
+    assert trace.used_paths and any(payload in n.name for n in trace.nodes.values())
+    page = tmp_path / "evil.html"
+    write_html(trace, page)
+    text = page.read_text(encoding="utf-8")
+    assert payload not in text and "<img src=x" not in text
+    assert "Evil" in text
