@@ -32,7 +32,8 @@ class FlatRetriever:
         self.contents, self.method, self.embedder = contents, method, embedder
         docs = [f"{row['title'] or ''} {row['text']}" for row in contents]
         if method == "bm25":
-            self.bm25 = BM25(docs)
+            # Plain Okapi BM25, as the published baselines compute it (stop words kept).
+            self.bm25 = BM25(docs, stopwords=False)
         elif method == "dense":
             self.matrix = embedder.embed(docs) if docs else np.zeros((0, 1), np.float32)
         else:

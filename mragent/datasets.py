@@ -40,6 +40,7 @@ from mragent.corpus import (
     load_json,
 )
 from mragent.errors import CorpusError
+from mragent.ingest import GRAPH_LAYOUT
 
 DATASETS = ("musique", "hotpotqa", "mragent")
 _SLUG = re.compile(r"[^a-z0-9]+")
@@ -256,6 +257,8 @@ def load_dataset(dataset: str, path: str | Path, pool: str | Path | None = None)
 def dataset_namespace(dataset: str, path: Path, pool: Path | None = None) -> str:
     """A namespace derived from the files' content (stable across runs)."""
     digest = hashlib.sha256(dataset.encode())
+    # A new graph layout (extractor, weights, ranks) must not reuse an older namespace.
+    digest.update(GRAPH_LAYOUT.encode())
     for part in (path, pool):
         if part is not None:
             digest.update(hashlib.sha256(part.read_bytes()).digest())

@@ -1,10 +1,13 @@
 """Turning contents into cues and tags, without a model download.
 
 :class:`Extractor` is the interface; :class:`RuleExtractor`, the default, is
-deterministic: a content's title is its primary tag; entity-like spans
-(capitalised n-grams, quoted names, years and dates) are its other tags; its
-most distinctive lowercase words are keyword cues. An LLM extractor can replace
-it by producing the same :class:`Extraction`.
+deterministic: a content's title is its primary tag; the titles of other
+contents that its text mentions come next (a gazetteer built from the corpus's
+own titles, so a passage mentioning "Lisbon" links to the tag of the passage
+titled "Lisbon", or "Lilu (mythology)": this is what makes bridge passages
+reachable); entity-like spans (capitalised n-grams, quoted names, years and
+dates) are its other tags; its most distinctive lowercase words are keyword
+cues. An LLM extractor can replace it by producing the same :class:`Extraction`.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from mragent.corpus import Content
-from mragent.text import STOPWORDS, content_words
+from mragent.text import STOPWORDS, WORD, content_words
 
 _CAP = r"[A-Z][\w'’.-]*[\w]"
 _JOIN_WORDS = ("of", "the", "de", "da", "del", "von", "van", "and", "for", "on", "la", "le", "du")
@@ -32,6 +35,8 @@ _YEAR = re.compile(r"\b(1[0-9]{3}|20[0-9]{2})\b")
 _LEADING = {w.capitalize() for w in STOPWORDS} | {"The", "A", "An", "In", "On", "At"}
 MAX_TAGS = 24
 MAX_KEYWORDS = 8
+MAX_TITLE_WORDS = 8
+_PARENTHETICAL = re.compile(r"\s*\([^)]*\)\s*$")
 
 
 @dataclass(frozen=True)
@@ -82,6 +87,43 @@ def entity_spans(text: str) -> list[str]:
     return ordered
 
 
+class TitleGazetteer:
+    """Finds mentions of a corpus's titles in text.
+
+    A title matches as its word sequence (case-insensitive), with or without a
+    trailing disambiguation such as "(mythology)"; a one-word form must appear
+    capitalised, so the title "Music" is not found in "music".
+    """
+
+    def __init__(self, titles: list[str]) -> None:
+        self.forms: dict[tuple[str, ...], list[str]] = {}
+        for title in dict.fromkeys(titles):
+            for form in {title, _PARENTHETICAL.sub("", title)}:
+                key = tuple(w.lower() for w in WORD.findall(form))
+                if not key or len(key) > MAX_TITLE_WORDS or len("".join(key)) < 3:
+                    continue
+                if len(key) == 1 and (key[0] in STOPWORDS or key[0].isdigit()):
+                    continue
+                self.forms.setdefault(key, []).append(title)
+
+    def mentions(self, text: str, exclude: str | None = None) -> list[str]:
+        """Titles mentioned in ``text`` (longest match first at each position)."""
+        tokens = WORD.findall(text)
+        lowered = [t.lower() for t in tokens]
+        found: list[str] = []
+        i = 0
+        while i < len(tokens):
+            step = 1
+            for n in range(min(MAX_TITLE_WORDS, len(tokens) - i), 0, -1):
+                titles = self.forms.get(tuple(lowered[i : i + n]))
+                if titles and (n > 1 or tokens[i][0].isupper()):
+                    found.extend(t for t in titles if t != exclude)
+                    step = n
+                    break
+            i += step
+        return _dedupe(found)
+
+
 class RuleExtractor:
     """The default, deterministic extractor (see module docstring)."""
 
@@ -91,9 +133,14 @@ class RuleExtractor:
         for counts in docs:
             df.update(counts.keys())
         n = len(contents)
+        gazetteer = TitleGazetteer([c.title for c in contents if c.title])
         out = []
         for content, counts in zip(contents, docs, strict=True):
-            tags = list(content.tags) if content.tags else entity_spans(content.text)[:MAX_TAGS]
+            if content.tags:
+                tags = list(content.tags)
+            else:
+                titled = gazetteer.mentions(content.text, exclude=content.title)
+                tags = _dedupe([*titled, *entity_spans(content.text)])[:MAX_TAGS]
             primary = content.title or (tags[0] if tags else content.key)
             ordered = [primary, *[t for t in tags if t.casefold() != primary.casefold()]]
             tag_words = {w for t in ordered for w in content_words(t)}

@@ -35,7 +35,7 @@ from mragent.store.base import GraphStore
 
 BATCH_SIZE = 500
 # Bumped whenever ingest writes a different graph for the same input.
-GRAPH_LAYOUT = "2"
+GRAPH_LAYOUT = "3"
 PRIMARY_REF = 1.0
 MENTION_REF = 0.6
 BACKWARD_DAMPING = 0.8

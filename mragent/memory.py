@@ -18,6 +18,7 @@ from mragent.errors import MragentError
 from mragent.genome import Genome
 from mragent.retrieval.cue_search import CueHit, CueIndex
 from mragent.retrieval.extractive import ExtractiveSynthesizer
+from mragent.retrieval.passages import PassageSeeder, blend, merge_cues
 from mragent.retrieval.reconstruct import Candidate, ContentTexts, reconstruct
 from mragent.retrieval.rerank import Ranked, rerank
 from mragent.retrieval.synthesis import Answer, Context, Synthesizer, assemble
@@ -85,6 +86,7 @@ class Memory:
         self.cue_index = CueIndex.from_store(store, ns, self.embedder)
         self.contents = store.run("content_snapshot", {"ns": ns})
         self.texts = ContentTexts(self.contents)
+        self.passages = PassageSeeder(self.contents, self.cue_index)
         df: Counter[str] = Counter()
         for row in self.contents:
             df.update(set(content_words(f"{row['title'] or ''} {row['text']}")))
@@ -115,12 +117,22 @@ class Memory:
             vector = self.embedder.embed([question])[0]
             dense = self.cue_index.native_dense(self.store, self.ns, vector)
         cues = self.cue_index.search(question, genome, dense)
+        seeds = self.passages.seeds(question, genome.cueK)
+        cues = merge_cues(cues, seeds, genome.cueK)
         mark = time.perf_counter()
         timings["cue_search"] = (mark - start) * 1000
         candidates = reconstruct(self.store, self.ns, cues, genome, self.texts)
         now = time.perf_counter()
         timings["traversal"], mark = (now - mark) * 1000, now
-        ranked = rerank(candidates, genome.rerank)
+        kept = [s for s in seeds if s in cues]
+        bridges, extra = self.passages.bridges(self.store, self.ns, kept, genome.traversalDepth)
+        ranked = blend(
+            rerank(candidates, genome.rerank),
+            self.passages.relevance(question),
+            bridges,
+            extra,
+            max(len(candidates), genome.maxContent * 2),
+        )
         context = assemble(ranked, genome.promptStrategy, genome.maxContent)
         answer = self.synthesizer.answer(question, context)
         timings["synthesis"] = (time.perf_counter() - mark) * 1000

@@ -26,6 +26,14 @@ def words(text: str) -> list[str]:
     return [w.lower() for w in WORD.findall(text)]
 
 
+_PLAIN = re.compile(r"[a-z0-9]+")
+
+
+def plain_words(text: str) -> list[str]:
+    """Lowercase ``[a-z0-9]+`` tokens, stop words kept (plain benchmark BM25)."""
+    return _PLAIN.findall(text.lower())
+
+
 def content_words(text: str) -> list[str]:
     """Lowercase word tokens without stop words."""
     return [w for w in words(text) if w not in STOPWORDS]

@@ -31,8 +31,15 @@ def _accuracy(memory: Memory, questions: list[Question], genome: Genome) -> floa
 
 def test_corpus_has_every_kind() -> None:
     kinds = {q.kind for q in CORPUS.questions}
-    assert {"direct", "bridge-2", "bridge-3", "distractor", "lexical", "paraphrase",
-            "unanswerable"} <= kinds
+    assert {
+        "direct",
+        "bridge-2",
+        "bridge-3",
+        "distractor",
+        "lexical",
+        "paraphrase",
+        "unanswerable",
+    } <= kinds
     assert len(CORPUS.questions) >= 24
 
 
@@ -45,11 +52,14 @@ def test_traversal_depth_gradient(memory: Memory) -> None:
 
 def test_every_bridge_is_reachable_at_depth_three_with_suitable_genes(memory: Memory) -> None:
     bridges = [q for q in CORPUS.questions if q.kind.startswith("bridge")]
-    wide = Genome(traversalDepth=3, tagFanout=8, pruneThreshold=0.0, maxContent=20, cueK=1,
-                  fusion="linear")
-    missed = [q.id for q in bridges
-              if not run_questions(memory, [q], wide)[0].correct]
+    wide = Genome(
+        traversalDepth=3, tagFanout=8, pruneThreshold=0.0, maxContent=20, cueK=1, fusion="linear"
+    )
+    missed = [q.id for q in bridges if not run_questions(memory, [q], wide)[0].correct]
     deep = Genome(traversalDepth=3, tagFanout=8, pruneThreshold=0.0, maxContent=20)
-    still = [qid for qid in missed
-             if not run_questions(memory, [q for q in bridges if q.id == qid], deep)[0].correct]
+    still = [
+        qid
+        for qid in missed
+        if not run_questions(memory, [q for q in bridges if q.id == qid], deep)[0].correct
+    ]
     assert still == []

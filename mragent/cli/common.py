@@ -31,7 +31,6 @@ NsOption = Annotated[
 ]
 
 
-
 class Dataset(str, Enum):
     """Input formats ``bench`` and ``evolve`` read (see :mod:`mragent.datasets`)."""
 
