@@ -126,6 +126,9 @@ class Memory:
         timings["traversal"], mark = (now - mark) * 1000, now
         kept = [s for s in seeds if s in cues]
         bridges, extra = self.passages.bridges(self.store, self.ns, kept, genome.traversalDepth)
+        now = time.perf_counter()
+        # The bridge walk is a second round trip: timed as its own stage, not as synthesis.
+        timings["bridge"], mark = (now - mark) * 1000, now
         ranked = blend(
             rerank(candidates, genome.rerank),
             self.passages.relevance(question),
