@@ -385,9 +385,10 @@ cmd_start() {
     echo
     echo "==== $(date -u '+%Y-%m-%dT%H:%M:%SZ') starting Neo4j $NEO4J_VERSION ===="
   } >>"$CONSOLE_LOG"
-  # setsid: own session, so the server outlives this shell and its job group.
+  # setsid -f: own session, so the server outlives this shell and its job group.
+  # It always forks, so $! is not the server: find the JVM by its command line.
   NEO4J_HOME="$NEO4J_LOCAL_HOME" NEO4J_CONF="$CONF_DIR" \
-    setsid nohup "$JAVA" \
+    setsid -f "$JAVA" \
     "-Xms$NEO4J_HEAP_INITIAL" "-Xmx$NEO4J_HEAP_MAX" \
     -XX:+UseG1GC \
     -XX:-OmitStackTraceInFastThrow \
@@ -407,16 +408,16 @@ cmd_start() {
     org.neo4j.server.CommunityEntryPoint \
     "--home-dir=$NEO4J_LOCAL_HOME" \
     "--config-dir=$CONF_DIR" \
-    </dev/null >>"$CONSOLE_LOG" 2>&1 &
-  pid=$!
-  echo "$pid" >"$PID_FILE"
-  # Give setsid/nohup a moment to exec into java before checking the cmdline.
+    </dev/null >>"$CONSOLE_LOG" 2>&1
   local i
-  for i in 1 2 3 4 5 6 7 8 9 10; do
-    pid_alive "$pid" && break
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.2
+  pid=""
+  for i in $(seq 1 50); do
+    pid="$(pgrep -n -f -- "CommunityEntryPoint --home-dir=$NEO4J_LOCAL_HOME( |\$)" || true)"
+    [[ -n "$pid" ]] && break
+    sleep 0.1
   done
+  [[ -n "$pid" ]] || die "Neo4j did not start (see $CONSOLE_LOG)"
+  echo "$pid" >"$PID_FILE"
 
   local t0=$SECONDS
   wait_ready "$pid"
