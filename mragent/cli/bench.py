@@ -15,7 +15,16 @@ from mragent.bench import (
     run_bench,
     write_json_atomic,
 )
-from mragent.cli.common import DatasetOption, DbOption, PathOption, cli_errors, console, out
+from mragent.cli.common import (
+    CorpusNsOption,
+    DatasetOption,
+    DbOption,
+    GenomeOption,
+    PathOption,
+    cli_errors,
+    console,
+    out,
+)
 from mragent.corpus import validate_namespace
 from mragent.datasets import load_questions_corpus
 from mragent.errors import CorpusError
@@ -33,17 +42,9 @@ def bench_command(
     ] = None,
     dataset: DatasetOption = None,
     path: PathOption = None,
-    genome: Annotated[
-        str | None,
-        typer.Option(help="Preset name, genome JSON or optimize.report.json (default: default)."),
-    ] = None,
+    genome: GenomeOption = None,
     db: DbOption = None,
-    ns: Annotated[
-        str | None,
-        typer.Option(
-            help="Namespace to read (default: derived from the corpus; ingested if empty)."
-        ),
-    ] = None,
+    ns: CorpusNsOption = None,
     json_out: Annotated[Path | None, typer.Option("--json", help="Write results here.")] = None,
 ) -> None:
     """Run a genome over a corpus and print it beside BM25 and dense flat baselines."""

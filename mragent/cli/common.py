@@ -52,6 +52,15 @@ PathOption = Annotated[
     typer.Option("--path", help="The --dataset file (JSON list, or JSON lines as .jsonl)."),
 ]
 
+GenomeOption = Annotated[
+    str | None,
+    typer.Option(help="Preset name, genome JSON or optimize.report.json (default: default)."),
+]
+CorpusNsOption = Annotated[
+    str | None,
+    typer.Option(help="Namespace to read (default: derived from the corpus; ingested if empty)."),
+]
+
 # Bad input (files, options, genomes) exits 2; an unreachable or failing backend exits 1.
 INPUT_ERRORS = (CorpusError, ConfigError, EmbeddingMismatch)
 

@@ -12,7 +12,15 @@ from evolution.checkpoint import checkpoint_path
 from evolution.report import write_reports
 from evolution.run import DEFAULT_GENERATIONS, DEFAULT_POPULATION, EvolveOptions, run_evolve
 from mragent.bench import ensure_ingested
-from mragent.cli.common import DatasetOption, DbOption, PathOption, cli_errors, console, out
+from mragent.cli.common import (
+    CorpusNsOption,
+    DatasetOption,
+    DbOption,
+    PathOption,
+    cli_errors,
+    console,
+    out,
+)
 from mragent.corpus import validate_namespace
 from mragent.datasets import load_questions_corpus
 from mragent.errors import CorpusError
@@ -37,10 +45,7 @@ def evolve_command(
         typer.Option(help="With --dataset musique|hotpotqa: the dataset's pooled corpus file."),
     ] = None,
     db: DbOption = None,
-    ns: Annotated[
-        str | None,
-        typer.Option(help="Namespace (default: derived from the corpus; ingested if empty)."),
-    ] = None,
+    ns: CorpusNsOption = None,
     generations: Annotated[
         int, typer.Option(min=0, help="Generations after the initial population.")
     ] = DEFAULT_GENERATIONS,

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from mragent.bench import corpus_namespace, ensure_ingested
-from mragent.cli.common import DbOption, cli_errors, console, out
+from mragent.cli.common import CorpusNsOption, DbOption, GenomeOption, cli_errors, console, out
 from mragent.corpus import load_corpus, reference_corpus_path, validate_namespace
 from mragent.errors import ConfigError
 from mragent.explain import browser_cypher, build_trace, render_trace
@@ -21,15 +21,9 @@ from mragent.trace_store import TRACE_CAP, persist_trace
 
 def explain_command(
     question: Annotated[str, typer.Argument(help="The question to reconstruct.")],
-    genome: Annotated[
-        str | None,
-        typer.Option(help="Preset name, genome JSON or optimize.report.json (default: default)."),
-    ] = None,
+    genome: GenomeOption = None,
     db: DbOption = None,
-    ns: Annotated[
-        str | None,
-        typer.Option(help="Namespace to read (default: derived from --corpus; ingested if empty)."),
-    ] = None,
+    ns: CorpusNsOption = None,
     corpus: Annotated[
         Path | None,
         typer.Option(
