@@ -14,6 +14,7 @@ An unreachable engine skips its tests with the reason, unless it is named in
 
 from __future__ import annotations
 
+import json
 import os
 import uuid
 from collections.abc import Iterator
@@ -24,6 +25,7 @@ import pytest
 from mragent.errors import BackendUnavailable
 from mragent.store import embedded, open_store
 from mragent.store.base import GraphStore
+from tests.fixtures import CHAIN
 
 ENGINES = ("falkordb", "neo4j", "memgraph")
 REPO = Path(__file__).resolve().parent.parent
@@ -148,3 +150,11 @@ def falkor_store(falkordb_url: str) -> Iterator[GraphStore]:
     """A store on the embedded FalkorDB only (pipeline tests that need one engine)."""
     with open_store(falkordb_url) as opened:
         yield opened
+
+
+@pytest.fixture
+def corpus_file(tmp_path: Path) -> Path:
+    """The CHAIN fixture corpus written to a file, for CLI tests."""
+    path = tmp_path / "chain.json"
+    path.write_text(json.dumps(CHAIN))
+    return path

@@ -13,16 +13,8 @@ from typer.testing import CliRunner
 from mragent.cli import app
 from mragent.ingest import namespace_stats
 from mragent.store import open_store
-from tests.fixtures import CHAIN
 
 runner = CliRunner()
-
-
-@pytest.fixture
-def corpus_file(tmp_path: Path) -> Path:
-    path = tmp_path / "chain.json"
-    path.write_text(json.dumps(CHAIN))
-    return path
 
 
 def test_help_lists_commands() -> None:

@@ -158,13 +158,6 @@ def test_cap_refuses_nonsense(store: GraphStore, memory: Memory) -> None:
 runner = CliRunner()
 
 
-@pytest.fixture
-def corpus_file(tmp_path: Path) -> Path:
-    path = tmp_path / "chain.json"
-    path.write_text(json.dumps(CHAIN))
-    return path
-
-
 def test_cli_explain(corpus_file: Path, falkordb_url: str, tmp_path: Path) -> None:
     ns = "cli-explain"
     common = ["--corpus", str(corpus_file), "--ns", ns, "--db", falkordb_url]

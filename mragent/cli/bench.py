@@ -11,7 +11,6 @@ from rich.table import Table
 
 from mragent.bench import (
     bench_report,
-    ensure_ingested,
     run_bench,
     write_json_atomic,
 )
@@ -23,11 +22,10 @@ from mragent.cli.common import (
     PathOption,
     cli_errors,
     console,
+    ingest_if_empty,
+    load_questions,
     out,
 )
-from mragent.corpus import validate_namespace
-from mragent.datasets import load_questions_corpus
-from mragent.errors import CorpusError
 from mragent.genome import load_genome
 from mragent.store import open_store
 
@@ -50,15 +48,11 @@ def bench_command(
     """Run a genome over a corpus and print it beside BM25 and dense flat baselines."""
     with cli_errors():
         chosen = load_genome(genome)
-        data, derived, path = load_questions_corpus(dataset and dataset.value, path, corpus)
-        if not data.questions:
-            raise CorpusError(str(path), None, "has no 'questions' to benchmark")
-        namespace = validate_namespace(ns) if ns else derived
+        data, namespace, path = load_questions(
+            dataset and dataset.value, path, corpus, ns, "benchmark"
+        )
         with open_store(db) as store:
-            if ensure_ingested(store, data, namespace):
-                console.print(
-                    f"ingested {len(data.contents)} contents into {namespace!r}", highlight=False
-                )
+            ingest_if_empty(store, data, namespace)
             with Progress(transient=True, console=console) as progress:
                 task = progress.add_task("questions", total=len(data.questions) * 4)
                 runs = run_bench(

@@ -11,7 +11,11 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from mragent.bench import ensure_ingested
+from mragent.corpus import Corpus, validate_namespace
+from mragent.datasets import load_questions_corpus
 from mragent.errors import ConfigError, CorpusError, EmbeddingMismatch, MragentError
+from mragent.store.base import GraphStore
 
 console = Console(stderr=True)
 out = Console()
@@ -76,3 +80,23 @@ def cli_errors() -> Iterator[None]:
     except MragentError as exc:
         console.print(f"[red]error:[/red] {exc}", highlight=False, soft_wrap=True)
         raise typer.Exit(code=1) from None
+
+
+def load_questions(
+    dataset: str | None, path: Path | None, corpus: Path | None, ns: str | None, purpose: str
+) -> tuple[Corpus, str, Path]:
+    """Load a question set and choose its namespace (given, or derived from the files).
+
+    Raises:
+        CorpusError: when the files are invalid or hold no questions.
+    """
+    data, derived, path = load_questions_corpus(dataset, path, corpus)
+    if not data.questions:
+        raise CorpusError(str(path), None, f"has no 'questions' to {purpose}")
+    return data, validate_namespace(ns) if ns else derived, path
+
+
+def ingest_if_empty(store: GraphStore, data: Corpus, namespace: str) -> None:
+    """Ingest ``data`` into an empty namespace, saying so on stderr."""
+    if ensure_ingested(store, data, namespace):
+        console.print(f"ingested {len(data.contents)} contents into {namespace!r}", highlight=False)

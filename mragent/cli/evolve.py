@@ -11,7 +11,6 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from evolution.checkpoint import checkpoint_path
 from evolution.report import write_reports
 from evolution.run import DEFAULT_GENERATIONS, DEFAULT_POPULATION, EvolveOptions, run_evolve
-from mragent.bench import ensure_ingested
 from mragent.cli.common import (
     CorpusNsOption,
     DatasetOption,
@@ -19,11 +18,10 @@ from mragent.cli.common import (
     PathOption,
     cli_errors,
     console,
+    ingest_if_empty,
+    load_questions,
     out,
 )
-from mragent.corpus import validate_namespace
-from mragent.datasets import load_questions_corpus
-from mragent.errors import CorpusError
 from mragent.store import open_store
 
 if TYPE_CHECKING:
@@ -92,17 +90,11 @@ def evolve_command(
     """
     with cli_errors():
         if dataset is not None and dataset.value != "mragent":
-            data, derived, path = load_questions_corpus(dataset.value, path, pool)
+            data, namespace, path = load_questions(dataset.value, path, pool, ns, "evolve against")
         else:
-            data, derived, path = load_questions_corpus(None, path, corpus)
-        if not data.questions:
-            raise CorpusError(str(path), None, "has no 'questions' to evolve against")
-        namespace = validate_namespace(ns) if ns else derived
+            data, namespace, path = load_questions(None, path, corpus, ns, "evolve against")
         with open_store(db) as store:
-            if ensure_ingested(store, data, namespace):
-                console.print(
-                    f"ingested {len(data.contents)} contents into {namespace!r}", highlight=False
-                )
+            ingest_if_empty(store, data, namespace)
             if not resume and checkpoint_path(out_dir).exists():
                 console.print(
                     f"note: starting afresh; {checkpoint_path(out_dir)} will be replaced "
