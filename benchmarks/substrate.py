@@ -15,10 +15,12 @@ import random
 import statistics
 import time
 
+from mragent.audit import AuditLog
 from mragent.errors import BackendUnavailable
 from mragent.genome import Genome
 from mragent.ingest import ingest
 from mragent.memory import Memory
+from mragent.principal import BENCH
 from mragent.retrieval.reconstruct import reconstruct
 from mragent.store import open_store
 from mragent.synthetic import generate
@@ -41,7 +43,7 @@ def main() -> None:
     for engine, store in stores.items():
         store.run("delete_namespace", {"ns": ns})
         start = time.perf_counter()
-        report = ingest(store, corpus, ns)
+        report = ingest(store, corpus, ns, principal=BENCH, audit=AuditLog())
         elapsed = time.perf_counter() - start
         print(f"{engine:9s} ingest {args.contents} contents in {elapsed:6.1f} s = "
               f"{args.contents / elapsed:7.0f} contents/s  {report.nodes_after}")
@@ -57,7 +59,8 @@ def main() -> None:
         for i in range(len(samples)):
             for engine, store in stores.items():
                 t0 = time.perf_counter()
-                reconstruct(store, ns, cues[engine][i], genome, memories[engine].texts)
+                memory = memories[engine]
+                reconstruct(store, ns, memory.view, cues[engine][i], genome, memory.texts)
                 times[engine].append((time.perf_counter() - t0) * 1000)
         line = [f"depth {depth}:"]
         for engine, values in times.items():

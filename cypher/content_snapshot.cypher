@@ -1,7 +1,11 @@
-// content_snapshot: every content of a namespace, for the flat baselines.
-// params: ns
-// returns: id, key, title, text
+// content_snapshot: every content the read view sees, for the flat baselines and
+// passage seeding.
+// params: ns, scopes, trust, as_of
+// returns: id, key, title, text, trust
+// The same view predicate as traverse.cypher: a forgotten, rejected, superseded or
+// out-of-scope content is in no retrieval path, flat ones included.
 MATCH (m:Content)
-WHERE m.ns = $ns
-RETURN m.id AS id, m.key AS key, m.title AS title, m.text AS text
+WHERE m.ns = $ns AND m.scope IN $scopes AND m.forgotten_at IS NULL AND m.trust IN $trust
+  AND m.recorded_at <= $as_of AND (m.superseded_at IS NULL OR m.superseded_at > $as_of)
+RETURN m.id AS id, m.key AS key, m.title AS title, m.text AS text, m.trust AS trust
 ORDER BY m.key

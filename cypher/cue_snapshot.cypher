@@ -1,7 +1,7 @@
-// cue_snapshot: every cue of a namespace, for the in-process HNSW and sparse indexes.
-// params: ns
+// cue_snapshot: every cue of the readable scopes, for the in-process HNSW and sparse indexes.
+// params: ns, scopes
 // returns: id, text, embedding
 MATCH (c:Cue)
-WHERE c.ns = $ns
+WHERE c.ns = $ns AND c.scope IN $scopes
 RETURN c.id AS id, c.text AS text, c.embedding AS embedding
-ORDER BY c.text
+ORDER BY c.text, c.id

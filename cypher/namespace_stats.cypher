@@ -1,6 +1,7 @@
 // namespace_stats: node and edge counts of one namespace.
 // params: ns
 // returns: cues, tags, contents, links, refs
+// scope: namespace-wide: counts every scope of the namespace
 OPTIONAL MATCH (c:Cue) WHERE c.ns = $ns
 WITH count(c) AS cues
 OPTIONAL MATCH (t:Tag) WHERE t.ns = $ns

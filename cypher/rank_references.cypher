@@ -1,6 +1,7 @@
 // rank_references: number each tag's outgoing REFERENCES edges 1..n, strongest first.
 // params: ns
 // returns: ranked
+// scope: namespace-wide: edges never cross scopes (both ends merge within one), so ranking per node is scope-safe
 // Ties break on the content key so every engine ranks identically. Like LINKED_TO,
 // a tag expands only its `tagFanout` strongest references: a hub tag mentioned by
 // hundreds of passages would otherwise multiply every path that crosses it.

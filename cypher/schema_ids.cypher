@@ -7,4 +7,6 @@ CREATE INDEX tag_id IF NOT EXISTS FOR (t:Tag) ON (t.id);
 CREATE INDEX tag_name IF NOT EXISTS FOR (t:Tag) ON (t.ns, t.name);
 CREATE INDEX content_id IF NOT EXISTS FOR (m:Content) ON (m.id);
 CREATE INDEX content_key IF NOT EXISTS FOR (m:Content) ON (m.ns, m.key);
+CREATE INDEX content_lineage IF NOT EXISTS FOR (m:Content) ON (m.lineage);
+CREATE INDEX content_hash IF NOT EXISTS FOR (m:Content) ON (m.hash);
 CREATE INDEX memory_space_ns IF NOT EXISTS FOR (s:MemorySpace) ON (s.ns);

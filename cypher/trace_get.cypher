@@ -1,6 +1,7 @@
 // trace_get: the persisted traces of a namespace, newest first, with what they visited.
 // params: ns, limit
 // returns: id, question, created_at, genome, paths, visits
+// scope: namespace-wide: reads telemetry (traces), not memories
 MATCH (tr:Trace)
 WHERE tr.ns = $ns
 WITH tr ORDER BY tr.created_at DESC, tr.id DESC

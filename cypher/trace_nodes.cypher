@@ -1,6 +1,7 @@
 // trace_nodes: names of the nodes on a reconstruction's paths, and the edges between them.
 // params: ns, ids
 // returns: id, label, name, out
+// scope: namespace-wide: names the nodes a scoped reconstruction already returned
 // Read by `mragent explain` only. Each id is looked up under the three memory labels
 // (an index lookup each); the first that exists is the node. `out` lists its
 // LINKED_TO and REFERENCES edges to other nodes of $ids, with their weights, so

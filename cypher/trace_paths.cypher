@@ -1,6 +1,7 @@
 // trace_paths: the paths a persisted trace used, matched back in the memory graph by id.
 // params: ns, id
 // returns: ids
+// scope: namespace-wide: re-draws the paths a scoped reconstruction already returned
 // The same query, with the trace id written in, draws the trace in Neo4j Browser
 // (see the README). A path whose nodes were since deleted no longer matches.
 MATCH (tr:Trace {id: $id})

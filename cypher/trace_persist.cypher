@@ -1,6 +1,7 @@
 // trace_persist: store one explained reconstruction as its own small subgraph.
 // params: ns, id, question, created_at, genome, paths, visits
 // returns: visited
+// scope: namespace-wide: links a trace to nodes a scoped reconstruction already returned; traces are telemetry
 // (:Trace {id, ns, question, created_at, genome, paths})-[:VISITED {rank, evidence, kind}]->(n)
 // A Trace is telemetry, not memory: its label and VISITED edges are matched by no
 // retrieval query, and trace_prune caps how many a namespace keeps. `paths` holds

@@ -9,12 +9,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mragent.audit import AuditLog
 from mragent.baselines import FlatRetriever
 from mragent.corpus import Corpus
 from mragent.evaluate import QuestionResult, ScoreBase, Summary, run_questions, score, summarise
 from mragent.genome import PRESETS, Genome
 from mragent.ingest import GRAPH_LAYOUT, ingest, namespace_stats
 from mragent.memory import Memory
+from mragent.principal import BENCH
 from mragent.store.base import GraphStore
 
 
@@ -32,7 +34,7 @@ def ensure_ingested(store: GraphStore, corpus: Corpus, ns: str) -> bool:
     """Ingest ``corpus`` into ``ns`` unless it already holds contents."""
     if namespace_stats(store, ns).get("contents", 0) > 0:
         return False
-    ingest(store, corpus, ns)
+    ingest(store, corpus, ns, principal=BENCH, audit=AuditLog())
     return True
 
 

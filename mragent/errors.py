@@ -56,3 +56,8 @@ class CorpusError(MragentError):
 
 class EmbeddingMismatch(MragentError):
     """A write would mix two embedding spaces in one namespace."""
+
+
+class WriteRefused(MragentError):
+    """A write the memory's rules forbid: re-remembering forgotten text, reviewing
+    one's own memory, correcting a superseded version, an unknown id."""

@@ -163,7 +163,7 @@ def _shadow(
     """Paths and contents the floor removed: the same traversal at pruneThreshold 0."""
     floor = genome.pruneThreshold
     floorless = genome.replace(pruneThreshold=0.0)
-    shadow = reconstruct(memory.store, memory.ns, rec.cues, floorless, memory.texts)
+    shadow = reconstruct(memory.store, memory.ns, memory.view, rec.cues, floorless, memory.texts)
     returned = {c.id for c in rec.candidates}
     paths: list[TracePath] = []
     contents: list[TraceContent] = []

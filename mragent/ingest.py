@@ -14,28 +14,35 @@ Weights come from corpus statistics:
   keyword cue links to the primary tag of each content using it, weighted by
   the keyword's IDF.
 
-Every batch is written by one statement (``ingest_batch``), then link ranks are
-recomputed once (``rank_links``).
+Every content carries its provenance (:class:`WriteStamp`): the writing
+principal, its trust state, its scope, its text hash and its valid and record
+times. Every batch is written by one statement (``ingest_batch``), then link
+ranks are recomputed once (``rank_links``).
 """
 
 from __future__ import annotations
 
 import hashlib
 import math
+import time
 import uuid
 from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from mragent.audit import AuditLog
+from mragent.audited import audited
 from mragent.corpus import Content, Corpus, validate_namespace
 from mragent.embedding import Embedder, check_identity, default_embedder
 from mragent.extract import Extractor, RuleExtractor
+from mragent.principal import Principal
 from mragent.store.base import GraphStore
+from mragent.view import DEFAULT_SCOPE, validate_scope
 
 BATCH_SIZE = 500
 # Bumped whenever ingest writes a different graph for the same input.
-GRAPH_LAYOUT = "3"
+GRAPH_LAYOUT = "4"
 PRIMARY_REF = 1.0
 MENTION_REF = 0.6
 BACKWARD_DAMPING = 0.8
@@ -44,6 +51,16 @@ BACKWARD_DAMPING = 0.8
 def new_id() -> str:
     """A random node id (uuid4): never derived from a clock or a counter."""
     return str(uuid.uuid4())
+
+
+@dataclass(frozen=True)
+class WriteStamp:
+    """Who writes, into which scope, with which trust, at which record time."""
+
+    principal: Principal
+    scope: str = DEFAULT_SCOPE
+    trust: str = "accepted"
+    recorded_at: float = field(default_factory=time.time)
 
 
 @dataclass
@@ -56,16 +73,21 @@ class GraphRecords:
     refs: list[dict[str, Any]] = field(default_factory=list)
     cue_links: list[dict[str, Any]] = field(default_factory=list)
     tag_links: list[dict[str, Any]] = field(default_factory=list)
+    supersedes: list[dict[str, Any]] = field(default_factory=list)
+    depends: list[dict[str, Any]] = field(default_factory=list)
 
-    def params(self, ns: str) -> dict[str, Any]:
+    def params(self, ns: str, scope: str) -> dict[str, Any]:
         return {
             "ns": ns,
+            "scope": scope,
             "contents": self.contents,
             "tags": self.tags,
             "cues": self.cues,
             "refs": self.refs,
             "cue_links": self.cue_links,
             "tag_links": self.tag_links,
+            "supersedes": self.supersedes,
+            "depends": self.depends,
         }
 
 
@@ -90,8 +112,37 @@ def text_hash(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+def content_record(content: Content, title: str, source: str, stamp: WriteStamp) -> dict[str, Any]:
+    """The stored form of one content: text and its whole provenance.
+
+    A new memory is its own lineage (the first version); a correction
+    overrides ``lineage`` with the first version's id.
+    """
+    node_id = new_id()
+    return {
+        "key": content_key(content),
+        "id": node_id,
+        "text": content.text,
+        "title": title,
+        "source": source,
+        "hash": text_hash(content.text),
+        "principal": str(stamp.principal),
+        "trust": stamp.trust,
+        "lineage": node_id,
+        "recorded_at": stamp.recorded_at,
+        "valid_from": stamp.recorded_at,
+        "valid_to": None,
+        "given_tags": list(content.tags) if content.tags is not None else None,
+        "given_cues": list(content.cues) if content.cues is not None else None,
+    }
+
+
 def build_batches(
-    corpus: Corpus, extractor: Extractor, embedder: Embedder, batch_size: int = BATCH_SIZE
+    corpus: Corpus,
+    extractor: Extractor,
+    embedder: Embedder,
+    stamp: WriteStamp,
+    batch_size: int = BATCH_SIZE,
 ) -> list[GraphRecords]:
     """Extract, weigh and split a corpus into self-contained batches.
 
@@ -130,13 +181,9 @@ def build_batches(
         ):
             key = content_key(content)
             batch.contents.append(
-                {
-                    "key": key,
-                    "id": new_id(),
-                    "text": content.text,
-                    "title": content.title or ex.primary,
-                    "source": content.source or corpus.name,
-                }
+                content_record(
+                    content, content.title or ex.primary, content.source or corpus.name, stamp
+                )
             )
             for tag in ex.tags:
                 tags.add(tag)
@@ -179,36 +226,61 @@ def ingest(
     corpus: Corpus,
     ns: str,
     *,
+    principal: Principal,
+    audit: AuditLog,
+    scope: str = DEFAULT_SCOPE,
     extractor: Extractor | None = None,
     embedder: Embedder | None = None,
     batch_size: int = BATCH_SIZE,
     progress: Callable[[int, int], None] | None = None,
 ) -> IngestReport:
-    """Write a validated corpus into namespace ``ns``.
+    """Write a validated corpus into namespace ``ns``, scope ``scope``.
 
     Idempotent: nodes merge on natural keys, so ingesting the same corpus twice
-    adds nothing. Each batch is one atomic statement.
+    adds nothing. Each batch is one atomic statement. The contents start
+    accepted unless ``principal`` is an agent the namespace does not trust.
 
     Raises:
         CorpusError: for an invalid namespace.
+        ConfigError: for an invalid scope.
         EmbeddingMismatch: when ``ns`` was written with another embedder.
     """
     validate_namespace(ns)
+    validate_scope(scope)
     embedder = embedder or default_embedder()
+    space = prepare_write(store, ns, embedder)
+    trust = "accepted" if principal.writes_accepted(space.get("trusted") or []) else "pending"
+    stamp = WriteStamp(principal, scope, trust)
+    batches = build_batches(corpus, extractor or RuleExtractor(), embedder, stamp, batch_size)
+    before = namespace_stats(store, ns)
+    # One record for the whole ingest: its "after" hash covers every text in order.
+    digest = text_hash("\n".join(record["hash"] for b in batches for record in b.contents))
+    detail = {"contents": len(corpus.contents), "scope": scope, "trust": trust}
+    with audited(store, audit, ns, principal, "ingest", corpus.name, None, digest, detail):
+        for done, batch in enumerate(batches, start=1):
+            with store.transaction() as tx:
+                tx.run("ingest_batch", batch.params(ns, scope))
+            if progress:
+                progress(done, len(batches))
+        store.run("rank_links", {"ns": ns})
+        store.run("rank_references", {"ns": ns})
+    return IngestReport(ns, len(corpus.contents), len(batches), before, namespace_stats(store, ns))
+
+
+def prepare_write(store: GraphStore, ns: str, embedder: Embedder) -> dict[str, Any]:
+    """Check the embedder against the namespace's stamp, ensure the schema, stamp a
+    new namespace; return the namespace's settings (``get_space`` row).
+
+    Raises:
+        EmbeddingMismatch: when ``ns`` was written with another embedder.
+    """
     rows = store.run("get_space", {"ns": ns})
     check_identity(ns, rows[0]["embedder"] if rows else None, embedder.identity)
-    batches = build_batches(corpus, extractor or RuleExtractor(), embedder, batch_size)
     store.ensure_schema(embedder.identity.dimension)
-    before = namespace_stats(store, ns)
-    store.run("stamp_space", {"ns": ns, "embedder": embedder.identity.as_text()})
-    for done, batch in enumerate(batches, start=1):
-        with store.transaction() as tx:
-            tx.run("ingest_batch", batch.params(ns))
-        if progress:
-            progress(done, len(batches))
-    store.run("rank_links", {"ns": ns})
-    store.run("rank_references", {"ns": ns})
-    return IngestReport(ns, len(corpus.contents), len(batches), before, namespace_stats(store, ns))
+    if not rows:
+        store.run("stamp_space", {"ns": ns, "embedder": embedder.identity.as_text()})
+        rows = store.run("get_space", {"ns": ns})
+    return rows[0]
 
 
 def namespace_stats(store: GraphStore, ns: str) -> dict[str, int]:

@@ -24,6 +24,7 @@ from mragent.retrieval.rerank import Ranked, rerank
 from mragent.retrieval.synthesis import Answer, Context, Synthesizer, assemble
 from mragent.store.base import GraphStore
 from mragent.text import content_words
+from mragent.view import ReadView
 
 
 @dataclass
@@ -67,6 +68,11 @@ class Memory:
         ns: The namespace.
         embedder: Must match the namespace's stamp.
         synthesizer: Defaults to the extractive synthesizer.
+        view: Scopes, trust states and record time read (default: the shared
+            scope, accepted memories, now). Forgotten, rejected, superseded and
+            out-of-scope memories are in no retrieval path: cue search, passage
+            seeding, traversal, bridge walk and the flat baselines all read
+            through this view.
     """
 
     def __init__(
@@ -75,16 +81,18 @@ class Memory:
         ns: str,
         embedder: Embedder | None = None,
         synthesizer: Synthesizer | None = None,
+        view: ReadView | None = None,
     ) -> None:
         self.store, self.ns = store, ns
+        self.view = view or ReadView()
         self.embedder = embedder or default_embedder()
         rows = store.run("get_space", {"ns": ns})
         if not rows:
             raise MragentError(f"namespace {ns!r} holds no memories (ingest something first)")
         check_identity(ns, rows[0]["embedder"], self.embedder.identity)
         self.identity: EmbedderIdentity = self.embedder.identity
-        self.cue_index = CueIndex.from_store(store, ns, self.embedder)
-        self.contents = store.run("content_snapshot", {"ns": ns})
+        self.cue_index = CueIndex.from_store(store, ns, self.embedder, self.view.scopes)
+        self.contents = store.run("content_snapshot", {"ns": ns, **self.view.params()})
         self.texts = ContentTexts(self.contents)
         self.passages = PassageSeeder(self.contents, self.cue_index)
         df: Counter[str] = Counter()
@@ -115,17 +123,19 @@ class Memory:
         dense = None
         if native_vector_index:
             vector = self.embedder.embed([question])[0]
-            dense = self.cue_index.native_dense(self.store, self.ns, vector)
+            dense = self.cue_index.native_dense(self.store, self.ns, self.view.scopes, vector)
         cues = self.cue_index.search(question, genome, dense)
         seeds = self.passages.seeds(question, genome.cueK)
         cues = merge_cues(cues, seeds, genome.cueK)
         mark = time.perf_counter()
         timings["cue_search"] = (mark - start) * 1000
-        candidates = reconstruct(self.store, self.ns, cues, genome, self.texts)
+        candidates = reconstruct(self.store, self.ns, self.view, cues, genome, self.texts)
         now = time.perf_counter()
         timings["traversal"], mark = (now - mark) * 1000, now
         kept = [s for s in seeds if s in cues]
-        bridges, extra = self.passages.bridges(self.store, self.ns, kept, genome.traversalDepth)
+        bridges, extra = self.passages.bridges(
+            self.store, self.ns, self.view, kept, genome.traversalDepth
+        )
         now = time.perf_counter()
         # The bridge walk is a second round trip: timed as its own stage, not as synthesis.
         timings["bridge"], mark = (now - mark) * 1000, now

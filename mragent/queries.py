@@ -27,6 +27,7 @@ from mragent.errors import ConfigError, QueryError
 ENGINES = ("falkordb", "neo4j", "memgraph")
 _PLACEHOLDER = re.compile(r"\{\{(\w+)\}\}")
 _HEADER = re.compile(r"^//\s*(params|returns|render):\s*(.*)$")
+_CONTINUATION = re.compile(r"^//\s{3,}\S")
 _RENDER_ITEM = re.compile(r"^(\w+)\s+(-?\d+)\.\.(-?\d+)$")
 
 
@@ -69,15 +70,33 @@ class QueryTemplate:
             raise QueryError(self.name, f"parameters missing {missing}, unexpected {extra}")
 
 
+def _header_items(text: str) -> list[tuple[str, str]]:
+    """``(key, value)`` of each header line.
+
+    A ``//`` line indented by three or more spaces, directly after a header
+    line, continues it (long parameter lists stay under the line length).
+    """
+    items: list[tuple[str, str]] = []
+    continues = False
+    for line in text.splitlines():
+        stripped = line.strip()
+        match = _HEADER.match(stripped)
+        if match:
+            items.append((match.group(1), match.group(2).strip()))
+            continues = True
+        elif continues and _CONTINUATION.match(stripped):
+            key, value = items[-1]
+            items[-1] = (key, f"{value}, {stripped[2:].strip()}")
+        else:
+            continues = False
+    return items
+
+
 def _parse(name: str, engine: str | None, text: str) -> QueryTemplate:
     params: frozenset[str] = frozenset()
     returns: tuple[str, ...] = ()
     bounds: dict[str, tuple[int, int]] = {}
-    for line in text.splitlines():
-        match = _HEADER.match(line.strip())
-        if not match:
-            continue
-        key, value = match.group(1), match.group(2).strip()
+    for key, value in _header_items(text):
         items = [item.strip() for item in value.split(",") if item.strip()]
         if key == "params":
             params = frozenset(items)

@@ -76,6 +76,14 @@ def _docker_container(engine: str) -> tuple[object, str] | None:
     return box, f"memgraph://{box.get_container_host_ip()}:{box.get_exposed_port(7687)}"
 
 
+@pytest.fixture(autouse=True)
+def audit_log_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Each test's writes go to its own audit log, never to a working tree's."""
+    path = tmp_path / "audit.jsonl"
+    monkeypatch.setenv("MRAGENT_AUDIT_LOG", str(path))
+    return path
+
+
 @pytest.fixture(scope="session")
 def falkordb_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     home = tmp_path_factory.mktemp("mragent-home")

@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
+import os
+import tempfile
+from pathlib import Path
 from typing import Any
+
+from mragent.audit import AuditLog
+from mragent.corpus import Corpus
+from mragent.ingest import IngestReport
+from mragent.ingest import ingest as ingest_corpus
+from mragent.principal import Principal
+from mragent.store.base import GraphStore
 
 # A chain Acme -> Jane Roe -> Lisbon, plus a distractor; tags are explicit so the
 # expected graph (and the traversal's rows) can be written down by hand.
@@ -57,3 +67,15 @@ INJECTIONS = [
     "{{depth}} */ CALL db.clearQueryCaches() /*",
     "Robert'); DROP TABLE memories;--",
 ]
+
+
+TESTER = Principal("system", "tests")
+# Outside any MRAGENT_HOME a test inspects; one per test process.
+SCRATCH_AUDIT = Path(tempfile.gettempdir()) / f"mragent-test-audit-{os.getpid()}.jsonl"
+
+
+def ingest(store: GraphStore, corpus: Corpus, ns: str, **kwargs: Any) -> IngestReport:
+    """:func:`mragent.ingest.ingest` as the test principal, audited to a scratch log."""
+    kwargs.setdefault("principal", TESTER)
+    kwargs.setdefault("audit", AuditLog(SCRATCH_AUDIT))
+    return ingest_corpus(store, corpus, ns, **kwargs)

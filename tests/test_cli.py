@@ -15,6 +15,7 @@ from mragent.ingest import namespace_stats
 from mragent.store import open_store
 
 runner = CliRunner()
+AS_TESTER = ("--principal", "human:tester")
 
 
 def test_help_lists_commands() -> None:
@@ -25,10 +26,14 @@ def test_help_lists_commands() -> None:
 
 
 def test_ingest_then_bench(corpus_file: Path, falkordb_url: str, tmp_path: Path) -> None:
-    result = runner.invoke(app, ["ingest", str(corpus_file), "--ns", "cli-a", "--db", falkordb_url])
+    result = runner.invoke(
+        app, ["ingest", str(corpus_file), "--ns", "cli-a", "--db", falkordb_url, *AS_TESTER]
+    )
     assert result.exit_code == 0, result.output
     assert "ingested 4 contents" in result.output and "added 4 cues" in result.output
-    again = runner.invoke(app, ["ingest", str(corpus_file), "--ns", "cli-a", "--db", falkordb_url])
+    again = runner.invoke(
+        app, ["ingest", str(corpus_file), "--ns", "cli-a", "--db", falkordb_url, *AS_TESTER]
+    )
     assert "added 0 cues, 0 tags, 0 contents, 0 links, 0 refs" in again.output
     out = tmp_path / "bench.json"
     bench = runner.invoke(
@@ -72,7 +77,9 @@ def test_bad_input_exits_2_with_one_line_and_writes_nothing(
 ) -> None:
     path = tmp_path / "bad.json"
     path.write_text(content)
-    result = runner.invoke(app, ["ingest", str(path), "--ns", "cli-bad", "--db", falkordb_url])
+    result = runner.invoke(
+        app, ["ingest", str(path), "--ns", "cli-bad", "--db", falkordb_url, *AS_TESTER]
+    )
     assert result.exit_code == 2
     lines = [line for line in result.output.splitlines() if line.strip()]
     assert len(lines) == 1 and str(path) in lines[0] and needle in lines[0]
@@ -81,7 +88,9 @@ def test_bad_input_exits_2_with_one_line_and_writes_nothing(
 
 
 def test_bad_namespace_and_genome_exit_2(corpus_file: Path, falkordb_url: str) -> None:
-    bad_ns = runner.invoke(app, ["ingest", str(corpus_file), "--ns", "a'b", "--db", falkordb_url])
+    bad_ns = runner.invoke(
+        app, ["ingest", str(corpus_file), "--ns", "a'b", "--db", falkordb_url, *AS_TESTER]
+    )
     assert bad_ns.exit_code == 2 and "namespace" in bad_ns.output
     bad_genome = runner.invoke(
         app, ["bench", "--corpus", str(corpus_file), "--genome", "nope", "--db", falkordb_url]
@@ -90,7 +99,9 @@ def test_bad_namespace_and_genome_exit_2(corpus_file: Path, falkordb_url: str) -
 
 
 def test_unreachable_database_exits_1(corpus_file: Path) -> None:
-    result = runner.invoke(app, ["ingest", str(corpus_file), "--db", "falkordb://127.0.0.1:1"])
+    result = runner.invoke(
+        app, ["ingest", str(corpus_file), "--db", "falkordb://127.0.0.1:1", *AS_TESTER]
+    )
     assert result.exit_code == 1 and "not reachable" in result.output
 
 

@@ -12,16 +12,21 @@ from mragent.embedding import HashingEmbedder
 from mragent.errors import EmbeddingMismatch, QueryError
 from mragent.extract import RuleExtractor
 from mragent.genome import Genome
-from mragent.ingest import build_batches, ingest, namespace_stats
+from mragent.ingest import WriteStamp, build_batches, namespace_stats
 from mragent.memory import Memory
 from mragent.store.base import GraphStore
-from tests.fixtures import CHAIN, INJECTIONS
+from mragent.view import ReadView
+from tests.fixtures import CHAIN, INJECTIONS, TESTER, ingest
 
 pytestmark = pytest.mark.backend
 
 
 def _cue_id(store: GraphStore, ns: str, text: str) -> str:
-    return next(r["id"] for r in store.run("cue_snapshot", {"ns": ns}) if r["text"] == text)
+    return next(
+        r["id"]
+        for r in store.run("cue_snapshot", {"ns": ns, "scopes": ["shared"]})
+        if r["text"] == text
+    )
 
 
 def _traverse(
@@ -31,6 +36,8 @@ def _traverse(
         "traverse",
         {
             "ns": ns,
+            **ReadView().params(),
+            "pending_weight": 0.5,
             "cues": [{"id": _cue_id(store, ns, cue), "score": 1.0}],
             "fanout": fanout,
             "decay": 0.8,
@@ -56,7 +63,7 @@ def test_ingest_builds_the_graph_model_and_is_idempotent(store: GraphStore, ns: 
     assert first.nodes_after == {"cues": 4, "tags": 4, "contents": 4, "links": 8, "refs": 6}
     second = ingest(store, corpus, ns)
     assert second.nodes_after == first.nodes_after
-    ids = {r["id"] for r in store.run("content_snapshot", {"ns": ns})}
+    ids = {r["id"] for r in store.run("content_snapshot", {"ns": ns, **ReadView().params()})}
     assert len(ids) == 4 and all(len(i) == 36 and i[14] == "4" for i in ids)  # uuid4
 
 
@@ -118,9 +125,11 @@ def test_injection_payloads_are_stored_as_data(store: GraphStore, ns: str, paylo
     ingest(store, parse_corpus(data), ns)
     stats = namespace_stats(store, ns)
     assert stats["contents"] == 2 and stats["tags"] == 2
-    rows = {r["key"]: r for r in store.run("content_snapshot", {"ns": ns})}
+    rows = {r["key"]: r for r in store.run("content_snapshot", {"ns": ns, **ReadView().params()})}
     assert rows[payload]["text"] == payload and rows[payload]["title"] == payload
-    assert payload in {r["text"] for r in store.run("cue_snapshot", {"ns": ns})}
+    assert payload in {
+        r["text"] for r in store.run("cue_snapshot", {"ns": ns, "scopes": ["shared"]})
+    }
 
 
 def test_injection_in_namespace_parameter_stays_data(store: GraphStore, ns: str) -> None:
@@ -140,14 +149,16 @@ def test_namespaces_are_isolated(store: GraphStore, ns: str) -> None:
         data = copy.deepcopy(CHAIN)
         data["contents"][2]["text"] = "Lisbon lies on the Douro in namespace B."
         ingest(store, parse_corpus(data), other)
-        a = {r["text"] for r in store.run("content_snapshot", {"ns": ns})}
+        a = {r["text"] for r in store.run("content_snapshot", {"ns": ns, **ReadView().params()})}
         assert "Lisbon lies on the Tagus." in a and not any("namespace B" in t for t in a)
         assert _traverse(store, ns, "Acme", 3)[-1][0] == "lisbon"
-        cue_ids = {r["id"] for r in store.run("cue_snapshot", {"ns": other})}
+        cue_ids = {r["id"] for r in store.run("cue_snapshot", {"ns": other, "scopes": ["shared"]})}
         rows = store.run(
             "traverse",
             {
                 "ns": ns,
+                **ReadView().params(),
+                "pending_weight": 0.5,
                 "cues": [{"id": i, "score": 1.0} for i in cue_ids],
                 "fanout": 8,
                 "decay": 0.8,
@@ -166,7 +177,7 @@ def test_native_vector_index_answers(store: GraphStore, ns: str) -> None:
     ingest(store, parse_corpus(CHAIN), ns)
     memory = Memory(store, ns)
     vector = memory.embedder.embed(["Jane Roe"])[0]
-    hits = memory.cue_index.native_dense(store, ns, vector, k=2)
+    hits = memory.cue_index.native_dense(store, ns, ("shared",), vector, k=2)
     top = max(hits, key=hits.get)
     assert memory.cue_index.texts[memory.cue_index.position[top]] == "Jane Roe"
     assert hits[top] == pytest.approx(1.0, abs=1e-3)
@@ -179,8 +190,9 @@ def test_mixed_embedder_write_is_refused(store: GraphStore, ns: str) -> None:
 
 
 def test_a_failing_batch_writes_nothing(store: GraphStore, ns: str) -> None:
-    batch = build_batches(parse_corpus(CHAIN), RuleExtractor(), HashingEmbedder())[0]
-    params = batch.params(ns)
+    stamp = WriteStamp(TESTER)
+    batch = build_batches(parse_corpus(CHAIN), RuleExtractor(), HashingEmbedder(), stamp)[0]
+    params = batch.params(ns, "shared")
     params["refs"] = [*params["refs"], {"tag": "Acme", "content": "acme", "weight": {"x": 1}}]
     with pytest.raises(QueryError), store.transaction() as tx:
         tx.run("ingest_batch", params)

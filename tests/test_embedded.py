@@ -52,9 +52,9 @@ def test_stale_pid_and_port_are_replaced(tmp_path: Path) -> None:
 
 def test_data_persists_across_restart(tmp_path: Path) -> None:
     from mragent.corpus import parse_corpus
-    from mragent.ingest import ingest, namespace_stats
+    from mragent.ingest import namespace_stats
     from mragent.store import open_store
-    from tests.fixtures import CHAIN
+    from tests.fixtures import CHAIN, ingest
 
     try:
         with open_store(None, home=tmp_path) as store:

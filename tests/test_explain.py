@@ -21,12 +21,11 @@ from mragent.errors import MragentError
 from mragent.explain import Fate, Trace, browser_cypher, build_trace, checked_id, render_trace
 from mragent.genome import PRESETS, Genome, PromptStrategy
 from mragent.html_view import write_html
-from mragent.ingest import ingest
 from mragent.memory import Memory
 from mragent.store import open_store
 from mragent.store.base import GraphStore
 from mragent.trace_store import TRACE_CAP, list_traces, persist_trace, trace_paths
-from tests.fixtures import CHAIN, INJECTIONS
+from tests.fixtures import CHAIN, INJECTIONS, ingest
 
 QUESTION = CHAIN["questions"][0]["question"]
 DEFAULT = PRESETS["default"]

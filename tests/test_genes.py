@@ -12,7 +12,6 @@ import pytest
 from mragent.corpus import parse_corpus
 from mragent.embedding import HashingEmbedder
 from mragent.genome import Fusion, Genome, PromptStrategy, Rerank
-from mragent.ingest import ingest
 from mragent.memory import Memory
 from mragent.retrieval.cue_search import CueIndex
 from mragent.retrieval.fusion import fuse
@@ -20,6 +19,7 @@ from mragent.retrieval.reconstruct import Candidate, Trail
 from mragent.retrieval.rerank import rerank
 from mragent.retrieval.synthesis import assemble
 from mragent.store.base import GraphStore
+from tests.fixtures import ingest
 
 # Acme's founder chain, plus a hub tag (Guild) that many contents mention.
 GENE_CORPUS = {

@@ -22,11 +22,10 @@ from mragent.corpus import parse_corpus
 from mragent.explain import Fate, build_trace
 from mragent.genome import PRESETS
 from mragent.html_view import build_network, write_html
-from mragent.ingest import ingest
 from mragent.memory import Memory
 from mragent.store.base import GraphStore
 from tests.conftest import required_backends
-from tests.fixtures import CHAIN
+from tests.fixtures import CHAIN, ingest
 
 # An external resource: a script, stylesheet, image or frame fetched by URL.
 EXTERNAL = re.compile(

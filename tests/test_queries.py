@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
@@ -49,9 +50,42 @@ def test_params_must_match_the_header(payload: str) -> None:
         template.check_params({"ns": "a", payload: 1})
 
 
+def _data_queries() -> list[Path]:
+    """Every query file but the schema statements (indexes span the database)."""
+    return [p for p in query_dir().rglob("*.cypher") if not p.stem.startswith("schema_")]
+
+
 def test_every_data_query_filters_on_namespace() -> None:
-    admin = {"namespaces", "schema_ids", "schema_fulltext", "schema_vector"}
-    for path in query_dir().rglob("*.cypher"):
-        if path.stem in admin:
+    for path in _data_queries():
+        if path.stem == "namespaces":
             continue
         assert "$ns" in path.read_text(), f"{path} does not filter on the namespace"
+
+
+# A scope predicate on a node variable: `x.scope IN $scopes`, or a write into `scope: $scope`.
+_SCOPE_FILTER = re.compile(r"\b\w+\.scope IN \$scopes\b|\bscope: \$scope\b")
+_SCOPE_EXEMPT = re.compile(r"^// scope: namespace-wide: \S", re.M)
+
+
+def test_every_data_query_enforces_the_scope_or_says_why_not() -> None:
+    for path in _data_queries():
+        text = path.read_text()
+        assert _SCOPE_FILTER.search(text) or _SCOPE_EXEMPT.search(text), (
+            f"{path} neither filters on $scopes nor declares '// scope: namespace-wide: <why>'"
+        )
+
+
+def test_every_memory_node_a_scoped_query_matches_is_scope_filtered() -> None:
+    """In a scoped query, each node variable bound by MATCH is filtered by scope."""
+    for path in _data_queries():
+        text = path.read_text()
+        if _SCOPE_EXEMPT.search(text):
+            continue
+        body = "\n".join(line for line in text.splitlines() if not line.startswith("//"))
+        matched = set(re.findall(r"MATCH[^\n]*?\((\w+):(?:Cue|Tag|Content)\b", body))
+        for var in matched:
+            if re.search(rf"\b{var}\.scope IN \$scopes\b|\({var}:\w+ {{[^}}]*scope: \$scope", body):
+                continue
+            # A node reached only through an edge of a scoped node shares its scope
+            # (edges never cross scopes); the test names the ones that are not.
+            raise AssertionError(f"{path}: node {var!r} is matched without a scope predicate")

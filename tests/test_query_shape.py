@@ -9,6 +9,7 @@ from mragent.genome import Genome
 from mragent.retrieval.cue_search import CueHit
 from mragent.retrieval.reconstruct import reconstruct
 from mragent.store.base import Capabilities, GraphStore, Rows
+from mragent.view import ReadView
 from tests.fixtures import INJECTIONS
 
 
@@ -35,6 +36,9 @@ class RecordingStore(GraphStore):
         pass
 
 
+VIEW = ReadView()
+
+
 def _cue(text: str) -> CueHit:
     return CueHit(id=text, text=text, dense=0.5, sparse=0.5, fused=0.5, score=1.0)
 
@@ -42,18 +46,19 @@ def _cue(text: str) -> CueHit:
 def test_genes_reach_the_query_as_parameters_or_the_depth_bound() -> None:
     store = RecordingStore()
     genome = Genome(traversalDepth=3, tagFanout=2, pruneThreshold=0.25, maxContent=7)
-    reconstruct(store, "ns1", [_cue("a")], genome)
+    reconstruct(store, "ns1", VIEW, [_cue("a")], genome)
     [(name, text, params)] = store.calls
     assert name == "traverse"
     assert "[:LINKED_TO*1..3]" in text
     assert params["fanout"] == 2 and params["prune"] == 0.25 and params["limit"] == 14
     assert params["ns"] == "ns1" and params["cues"] == [{"id": "a", "score": 1.0}]
+    assert params["scopes"] == ["shared"] and params["trust"] == ["accepted"]
 
 
 def test_user_strings_never_enter_the_query_text() -> None:
     for payload in INJECTIONS:
         store = RecordingStore()
-        reconstruct(store, payload, [_cue(payload)], Genome())
+        reconstruct(store, payload, VIEW, [_cue(payload)], Genome())
         [(_, text, params)] = store.calls
         assert payload not in text
         assert params["ns"] == payload and params["cues"][0]["id"] == payload
@@ -63,17 +68,17 @@ def test_depth_is_the_only_text_that_changes_between_genomes() -> None:
     texts = set()
     for genome in (Genome(), Genome(cueK=9, tagFanout=8, pruneThreshold=0.0, maxContent=20)):
         store = RecordingStore()
-        reconstruct(store, "n", [_cue("a")], genome)
+        reconstruct(store, "n", VIEW, [_cue("a")], genome)
         texts.add(store.calls[0][1])
     assert len(texts) == 1
     store = RecordingStore()
-    reconstruct(store, "n", [_cue("a")], Genome(traversalDepth=4))
+    reconstruct(store, "n", VIEW, [_cue("a")], Genome(traversalDepth=4))
     assert store.calls[0][1] != texts.pop()
 
 
 def test_no_cues_means_no_round_trip() -> None:
     store = RecordingStore()
-    assert reconstruct(store, "n", [], Genome()) == []
+    assert reconstruct(store, "n", VIEW, [], Genome()) == []
     assert store.calls == []
 
 

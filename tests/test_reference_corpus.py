@@ -10,9 +10,9 @@ import pytest
 from mragent.corpus import Question, load_corpus, reference_corpus_path
 from mragent.evaluate import run_questions, summarise
 from mragent.genome import Genome
-from mragent.ingest import ingest
 from mragent.memory import Memory
 from mragent.store.base import GraphStore
+from tests.fixtures import ingest
 
 CORPUS = load_corpus(reference_corpus_path())
 

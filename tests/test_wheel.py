@@ -59,7 +59,11 @@ def test_wheel_installs_and_ingests_from_another_directory(tmp_path: Path) -> No
     (work / "chain.json").write_text(json.dumps(CHAIN))
     home = {"MRAGENT_HOME": str(work / ".state")}
     try:
-        out = _run([str(mragent), "ingest", "chain.json", "--ns", "wheel"], cwd=work, env=home)
+        out = _run(
+            [str(mragent), "ingest", "chain.json", "--ns", "wheel", "--principal", "human:tester"],
+            cwd=work,
+            env=home,
+        )
         assert "ingested 4 contents" in out
     finally:
         _run([str(mragent), "db", "stop"], cwd=work, env=home)

@@ -1,33 +1,50 @@
 // ingest_batch: upsert one batch of contents, tags, cues and edges in ONE statement
 // (FalkorDB dialect: embeddings stored as vecf32 for its vector index),
 // so a batch is atomic on every engine (FalkorDB has no multi-statement transactions).
-// params: ns, contents, tags, cues, refs, cue_links, tag_links
+// params: ns, scope, contents, tags, cues, refs, cue_links, tag_links, supersedes, depends
 // returns:
-// Nodes are merged on their natural key (Content.key, Tag.name, Cue.text) and keep
-// the random id given on first creation, so re-ingesting the same batch adds nothing.
+// Nodes are merged on their natural key within the scope (Content.key, Tag.name,
+// Cue.text) and keep the random id given on first creation, so re-ingesting the
+// same batch adds nothing. A content record carries its whole provenance: hash,
+// principal, trust, lineage, valid time and record time.
+// supersedes: [{new, old, at}] closes the old version's record time and links
+// (new)-[:SUPERSEDES]->(old) in the same statement as the new version is written,
+// so a correction is never half applied. depends: [{src, dst}] content keys/ids.
 // FOREACH rather than UNWIND: an empty list must not end the statement early.
 // Every tag, cue and content an edge names is in the same batch's node lists.
 FOREACH (rec IN $contents |
-  MERGE (m:Content {ns: $ns, key: rec.key})
-  ON CREATE SET m.id = rec.id, m.text = rec.text, m.title = rec.title, m.source = rec.source)
+  MERGE (m:Content {ns: $ns, scope: $scope, key: rec.key})
+  ON CREATE SET m.id = rec.id, m.text = rec.text, m.title = rec.title,
+    m.source = rec.source, m.hash = rec.hash, m.principal = rec.principal,
+    m.trust = rec.trust, m.lineage = rec.lineage, m.recorded_at = rec.recorded_at,
+    m.valid_from = rec.valid_from, m.valid_to = rec.valid_to)
 FOREACH (rec IN $tags |
-  MERGE (t:Tag {ns: $ns, name: rec.name})
+  MERGE (t:Tag {ns: $ns, scope: $scope, name: rec.name})
   ON CREATE SET t.id = rec.id)
 FOREACH (rec IN $cues |
-  MERGE (c:Cue {ns: $ns, text: rec.text})
+  MERGE (c:Cue {ns: $ns, scope: $scope, text: rec.text})
   ON CREATE SET c.id = rec.id, c.embedding = vecf32(rec.embedding))
 FOREACH (rec IN $refs |
-  MERGE (t:Tag {ns: $ns, name: rec.tag})
-  MERGE (m:Content {ns: $ns, key: rec.content})
+  MERGE (t:Tag {ns: $ns, scope: $scope, name: rec.tag})
+  MERGE (m:Content {ns: $ns, scope: $scope, key: rec.content})
   MERGE (t)-[r:REFERENCES]->(m)
   SET r.weight = rec.weight)
 FOREACH (rec IN $cue_links |
-  MERGE (c:Cue {ns: $ns, text: rec.cue})
-  MERGE (t:Tag {ns: $ns, name: rec.tag})
+  MERGE (c:Cue {ns: $ns, scope: $scope, text: rec.cue})
+  MERGE (t:Tag {ns: $ns, scope: $scope, name: rec.tag})
   MERGE (c)-[l:LINKED_TO]->(t)
   SET l.weight = rec.weight)
 FOREACH (rec IN $tag_links |
-  MERGE (s:Tag {ns: $ns, name: rec.src})
-  MERGE (t:Tag {ns: $ns, name: rec.dst})
+  MERGE (s:Tag {ns: $ns, scope: $scope, name: rec.src})
+  MERGE (t:Tag {ns: $ns, scope: $scope, name: rec.dst})
   MERGE (s)-[l:LINKED_TO]->(t)
   SET l.weight = rec.weight)
+FOREACH (rec IN $supersedes |
+  MERGE (n:Content {ns: $ns, scope: $scope, key: rec.new})
+  MERGE (o:Content {ns: $ns, scope: $scope, id: rec.old})
+  SET o.superseded_at = rec.at
+  MERGE (n)-[:SUPERSEDES]->(o))
+FOREACH (rec IN $depends |
+  MERGE (s:Content {ns: $ns, scope: $scope, key: rec.src})
+  MERGE (d:Content {ns: $ns, scope: $scope, id: rec.dst})
+  MERGE (s)-[:DEPENDS_ON]->(d))

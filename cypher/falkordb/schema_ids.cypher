@@ -9,4 +9,6 @@ CREATE INDEX FOR (t:Tag) ON (t.name);
 CREATE INDEX FOR (m:Content) ON (m.id);
 CREATE INDEX FOR (m:Content) ON (m.key);
 CREATE INDEX FOR (m:Content) ON (m.ns);
+CREATE INDEX FOR (m:Content) ON (m.lineage);
+CREATE INDEX FOR (m:Content) ON (m.hash);
 CREATE INDEX FOR (s:MemorySpace) ON (s.ns);

@@ -9,4 +9,6 @@ CREATE INDEX ON :Tag(name);
 CREATE INDEX ON :Content(id);
 CREATE INDEX ON :Content(key);
 CREATE INDEX ON :Content(ns);
+CREATE INDEX ON :Content(lineage);
+CREATE INDEX ON :Content(hash);
 CREATE INDEX ON :MemorySpace(ns);

@@ -5,7 +5,17 @@ from __future__ import annotations
 import typer
 
 from mragent.cli import bench, db, evolve, explain, genome
+from mragent.cli.audit import audit_app
 from mragent.cli.ingest import ingest_command
+from mragent.cli.memory import (
+    correct_command,
+    forget_command,
+    history_command,
+    purge_command,
+    recall_command,
+    remember_command,
+)
+from mragent.cli.review import review_app, trust_app
 
 app = typer.Typer(
     name="mragent",
@@ -20,6 +30,15 @@ app.command("ingest")(ingest_command)
 app.command("bench")(bench.bench_command)
 app.command("evolve")(evolve.evolve_command)
 app.command("explain")(explain.explain_command)
+app.command("remember")(remember_command)
+app.command("recall")(recall_command)
+app.command("correct")(correct_command)
+app.command("forget")(forget_command)
+app.command("purge")(purge_command)
+app.command("history")(history_command)
+app.add_typer(review_app, name="review")
+app.add_typer(trust_app, name="trust")
+app.add_typer(audit_app, name="audit")
 
 
 def main() -> None:

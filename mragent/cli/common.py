@@ -14,7 +14,13 @@ from rich.console import Console
 from mragent.bench import ensure_ingested
 from mragent.corpus import Corpus, validate_namespace
 from mragent.datasets import load_questions_corpus
-from mragent.errors import ConfigError, CorpusError, EmbeddingMismatch, MragentError
+from mragent.errors import (
+    ConfigError,
+    CorpusError,
+    EmbeddingMismatch,
+    MragentError,
+    WriteRefused,
+)
 from mragent.store.base import GraphStore
 
 console = Console(stderr=True)
@@ -33,6 +39,40 @@ DbOption = Annotated[
 NsOption = Annotated[
     str, typer.Option("--ns", envvar="MRAGENT_NS", help="Namespace of the memory.")
 ]
+
+
+def say(text: str) -> None:
+    """Print a line of plain text on stdout (no markup, no wrapping: ids stay whole)."""
+    out.print(text, markup=False, highlight=False, soft_wrap=True)
+
+
+PrincipalOption = Annotated[
+    str | None,
+    typer.Option(
+        "--principal",
+        envvar="MRAGENT_PRINCIPAL",
+        show_envvar=True,
+        help="Who makes this change: human:NAME, agent:NAME or system:NAME (required).",
+    ),
+]
+ScopeOption = Annotated[
+    str, typer.Option("--scope", help="Scope the memory lives in (default: shared).")
+]
+ScopesOption = Annotated[
+    list[str] | None,
+    typer.Option("--scope", help="Scope to read; repeat for several (default: shared)."),
+]
+AuditLogOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--audit-log",
+        envvar="MRAGENT_AUDIT_LOG",
+        show_envvar=True,
+        help="Hash-chained audit log every write appends to "
+        "(default: audit.jsonl under ./.mragent or $MRAGENT_HOME).",
+    ),
+]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
 
 
 class Dataset(str, Enum):
@@ -77,6 +117,9 @@ def cli_errors() -> Iterator[None]:
     except INPUT_ERRORS as exc:
         console.print(f"[red]error:[/red] {exc}", highlight=False, soft_wrap=True)
         raise typer.Exit(code=2) from None
+    except WriteRefused as exc:
+        console.print(f"[red]refused:[/red] {exc}", highlight=False, soft_wrap=True)
+        raise typer.Exit(code=3) from None
     except MragentError as exc:
         console.print(f"[red]error:[/red] {exc}", highlight=False, soft_wrap=True)
         raise typer.Exit(code=1) from None

@@ -8,23 +8,39 @@ from typing import Annotated
 import typer
 from rich.progress import Progress
 
-from mragent.cli.common import DbOption, NsOption, cli_errors, out
+from mragent.cli.common import (
+    AuditLogOption,
+    DbOption,
+    NsOption,
+    PrincipalOption,
+    ScopeOption,
+    cli_errors,
+    out,
+)
+from mragent.cli.memory import audit_log
 from mragent.corpus import load_corpus, validate_namespace
 from mragent.ingest import BATCH_SIZE, ingest
+from mragent.principal import parse_principal
 from mragent.store import open_store
+from mragent.view import DEFAULT_SCOPE, validate_scope
 
 
 def ingest_command(
     file: Annotated[Path, typer.Argument(help="Corpus JSON in the mragent format.")],
+    principal: PrincipalOption = None,
     ns: NsOption = "default",
+    scope: ScopeOption = DEFAULT_SCOPE,
     db: DbOption = None,
+    audit: AuditLogOption = None,
     batch_size: Annotated[
         int, typer.Option(min=1, max=10_000, help="Contents per atomic batch.")
     ] = BATCH_SIZE,
 ) -> None:
-    """Load a corpus into a namespace (idempotent; validated before any write)."""
+    """Load a corpus into a namespace (idempotent; validated before any write; audited)."""
     with cli_errors():
+        who = parse_principal(principal)
         validate_namespace(ns)
+        validate_scope(scope)
         corpus = load_corpus(file)
         with open_store(db) as store, Progress(transient=True) as progress:
             task = progress.add_task("ingesting", total=None)
@@ -32,7 +48,16 @@ def ingest_command(
             def advance(done: int, total: int) -> None:
                 progress.update(task, completed=done, total=total)
 
-            report = ingest(store, corpus, ns, batch_size=batch_size, progress=advance)
+            report = ingest(
+                store,
+                corpus,
+                ns,
+                principal=who,
+                audit=audit_log(audit),
+                scope=scope,
+                batch_size=batch_size,
+                progress=advance,
+            )
         added = {
             k: report.nodes_after[k] - report.nodes_before.get(k, 0) for k in report.nodes_after
         }

@@ -70,9 +70,11 @@ class CueIndex:
         self.bm25 = BM25(texts)
 
     @classmethod
-    def from_store(cls, store: GraphStore, ns: str, embedder: Embedder) -> CueIndex:
-        """Snapshot a namespace's cues from the database."""
-        rows = store.run("cue_snapshot", {"ns": ns})
+    def from_store(
+        cls, store: GraphStore, ns: str, embedder: Embedder, scopes: tuple[str, ...]
+    ) -> CueIndex:
+        """Snapshot the cues of a namespace's readable ``scopes`` from the database."""
+        rows = store.run("cue_snapshot", {"ns": ns, "scopes": list(scopes)})
         dim = embedder.identity.dimension
         vectors = np.array([row["embedding"] for row in rows], dtype=np.float32).reshape(-1, dim)
         return cls([row["id"] for row in rows], [row["text"] for row in rows], vectors, embedder)
@@ -101,12 +103,20 @@ class CueIndex:
         return {self.ids[int(i)]: float(sims[i]) for i in order}
 
     def native_dense(
-        self, store: GraphStore, ns: str, vector: np.ndarray, k: int = DENSE_CANDIDATES
+        self,
+        store: GraphStore,
+        ns: str,
+        scopes: tuple[str, ...],
+        vector: np.ndarray,
+        k: int = DENSE_CANDIDATES,
     ) -> dict[str, float]:
-        """Dense candidates from the database's own vector index."""
+        """Dense candidates from the database's own vector index, within ``scopes``."""
         # The index spans every namespace: oversample, then keep this namespace's hits.
         fetch = max(k * 8, 64)
-        rows = store.run("cue_vector_search", {"ns": ns, "k": fetch, "embedding": vector.tolist()})
+        rows = store.run(
+            "cue_vector_search",
+            {"ns": ns, "scopes": list(scopes), "k": fetch, "embedding": vector.tolist()},
+        )
         caps = store.capabilities
         return {row["id"]: caps.similarity(row["raw_score"]) for row in rows[:k]}
 

@@ -33,6 +33,7 @@ from mragent.retrieval.reconstruct import Candidate
 from mragent.retrieval.rerank import Ranked
 from mragent.retrieval.sparse import BM25
 from mragent.store.base import GraphStore
+from mragent.view import ReadView
 
 SEED_FLOOR = 0.2  # seeds scoring under this share of the best seed are not evidence
 BRIDGE_WEIGHT = 1.0  # weight of "a relevant passage mentions this one by title"
@@ -87,7 +88,12 @@ class PassageSeeder:
         )
 
     def bridges(
-        self, store: GraphStore, ns: str, seeds: list[CueHit], depth: int
+        self,
+        store: GraphStore,
+        ns: str,
+        view: ReadView,
+        seeds: list[CueHit],
+        depth: int,
     ) -> tuple[dict[str, float], list[Candidate]]:
         """The seed passages, and the contents they mention by title (one round trip).
 
@@ -104,7 +110,7 @@ class PassageSeeder:
             return {}, []
         if depth < 2:
             return {}, [self.candidate(index[cid]) for cid in weight]
-        rows = store.run("bridge_contents", {"ns": ns, "seeds": list(weight)})
+        rows = store.run("bridge_contents", {"ns": ns, **view.params(), "seeds": list(weight)})
         found: dict[str, float] = {}
         for row in rows:
             found[row["content_id"]] = found.get(row["content_id"], 0.0) + weight[row["seed_id"]]

@@ -13,6 +13,7 @@ from typing import Any
 from mragent.genome import Genome
 from mragent.retrieval.cue_search import CueHit
 from mragent.store.base import GraphStore
+from mragent.view import ReadView
 
 HOP_DECAY = 0.8  # evidence kept per LINKED_TO hop beyond the first
 POOL_FACTOR = 2  # candidates fetched per content kept, so rerank has room to act
@@ -53,11 +54,14 @@ class ContentTexts:
     def __init__(self, rows: list[dict[str, Any]] | None = None) -> None:
         self._rows: dict[str, dict[str, Any]] = {row["id"]: row for row in rows or []}
 
-    def get(self, store: GraphStore, ns: str, ids: list[str]) -> dict[str, dict[str, Any]]:
+    def get(
+        self, store: GraphStore, ns: str, view: ReadView, ids: list[str]
+    ) -> dict[str, dict[str, Any]]:
         """Rows for ``ids``, fetching (one round trip) any not yet known."""
         missing = [i for i in ids if i not in self._rows]
         if missing:
-            for row in store.run("contents_by_id", {"ns": ns, "ids": missing}):
+            params = {"ns": ns, **view.params(), "ids": missing}
+            for row in store.run("contents_by_id", params):
                 self._rows[row["id"]] = row
         return self._rows
 
@@ -65,6 +69,7 @@ class ContentTexts:
 def reconstruct(
     store: GraphStore,
     ns: str,
+    view: ReadView,
     cues: list[CueHit],
     genome: Genome,
     texts: ContentTexts | None = None,
@@ -74,6 +79,7 @@ def reconstruct(
     Args:
         store: The graph store.
         ns: Namespace.
+        view: Scopes, trust states and record time read (see :mod:`mragent.view`).
         cues: Entry cues with scores in (0, 1].
         genome: Supplies depth, fanout, prune threshold and maxContent.
         texts: Known content texts (a fresh cache when omitted).
@@ -84,6 +90,8 @@ def reconstruct(
         "traverse",
         {
             "ns": ns,
+            **view.params(),
+            "pending_weight": view.pending_weight,
             "cues": [{"id": cue.id, "score": cue.score} for cue in cues],
             "fanout": genome.tagFanout,
             "decay": HOP_DECAY,
@@ -95,7 +103,7 @@ def reconstruct(
     )
     if not rows:
         return []
-    known = (texts or ContentTexts()).get(store, ns, [row["content_id"] for row in rows])
+    known = (texts or ContentTexts()).get(store, ns, view, [row["content_id"] for row in rows])
     return [
         Candidate(
             id=row["content_id"],

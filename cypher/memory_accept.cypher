@@ -1,0 +1,9 @@
+// memory_accept: a reviewer accepts one live version.
+// params: ns, scopes, id, principal, at
+// returns: id
+// The writer can never accept its own memory: checked by the caller and here.
+MATCH (m:Content {id: $id})
+WHERE m.ns = $ns AND m.scope IN $scopes AND m.forgotten_at IS NULL
+  AND m.principal <> $principal
+SET m.trust = 'accepted', m.reviewed_by = $principal, m.reviewed_at = $at
+RETURN m.id AS id

@@ -1,0 +1,14 @@
+// memory_reject: a reviewer rejects one version; its dependents return to pending.
+// params: ns, scopes, id, principal, at
+// returns: id, demoted
+// Demotion is transitive: anything that DEPENDS_ON the rejected memory through any
+// chain of dependencies, and was accepted, is pending again, in the same statement.
+MATCH (m:Content {id: $id})
+WHERE m.ns = $ns AND m.scope IN $scopes AND m.forgotten_at IS NULL
+  AND m.principal <> $principal
+SET m.trust = 'rejected', m.reviewed_by = $principal, m.reviewed_at = $at
+WITH m
+OPTIONAL MATCH (d:Content)-[:DEPENDS_ON*1..32]->(m)
+WHERE d.ns = $ns AND d.scope IN $scopes AND d.trust = 'accepted'
+SET d.trust = 'pending'
+RETURN m.id AS id, collect(DISTINCT d.id) AS demoted

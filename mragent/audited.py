@@ -1,0 +1,43 @@
+"""Tie one database write to one audit record and the namespace's anchor."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from mragent.audit import AuditLog
+from mragent.principal import Principal
+from mragent.store.base import GraphStore
+
+
+@contextmanager
+def audited(
+    store: GraphStore,
+    audit: AuditLog,
+    ns: str,
+    principal: Principal,
+    action: str,
+    target: str,
+    before: str | None,
+    after: str | None,
+    detail: dict[str, Any] | None = None,
+) -> Iterator[None]:
+    """Append the audit record, run the write (the ``with`` body), move the anchor.
+
+    The record is on disk before the write starts (write-ahead: the log never
+    misses a change that happened; a failed write is followed by an ``abort``
+    record) and the log stays locked until the namespace's anchor moves, so
+    concurrent writers are ordered the same way in the log and the database.
+    """
+    with audit.entry(
+        ns=ns,
+        principal=str(principal),
+        action=action,
+        target=target,
+        before=before,
+        after=after,
+        detail=detail,
+    ) as record:
+        yield
+        store.run("audit_anchor", {"ns": ns, "seq": record.seq, "head": record.hash})

@@ -1,0 +1,79 @@
+"""``mragent audit verify`` and ``mragent audit show``: the log outside the database."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from mragent.audit import read_records
+from mragent.cli.common import AuditLogOption, DbOption, JsonOption, cli_errors, console, out, say
+from mragent.cli.memory import audit_log
+from mragent.store import open_store
+
+audit_app = typer.Typer(help="Check and read the hash-chained audit log.", no_args_is_help=True)
+
+NamespacesOption = Annotated[
+    list[str] | None,
+    typer.Option("--ns", help="Check only this namespace's anchor; repeatable (default: all)."),
+]
+
+
+@audit_app.command("verify")
+def verify_command(
+    ns: NamespacesOption = None,
+    db: DbOption = None,
+    audit: AuditLogOption = None,
+    chain_only: Annotated[
+        bool,
+        typer.Option(
+            "--chain-only", help="Check the chain without the database's anchors (no --db)."
+        ),
+    ] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Recompute every hash and link; compare each namespace's last record with the
+    anchor the database keeps. Exit 0 intact, 4 tampered or damaged."""
+    with cli_errors():
+        log = audit_log(audit)
+        anchors: dict[str, tuple[int, str]] | None = None
+        if not chain_only:
+            with open_store(db) as store:
+                rows = store.run("namespaces", {})
+            anchors = {
+                row["ns"]: (int(row["audit_seq"]), row["audit_head"])
+                for row in rows
+                if row["audit_seq"] is not None and (not ns or row["ns"] in ns)
+            }
+        report = log.verify(anchors)
+        if as_json:
+            out.print_json(data={"log": str(log.path), **report.as_dict()})
+        else:
+            status = "intact" if report.ok else "TAMPERED OR DAMAGED"
+            say(f"{log.path}: {report.records} record(s), {status}")
+            for problem in report.problems:
+                say(f"  problem: {problem}")
+            for warning in report.warnings:
+                console.print(f"  warning: {warning}", markup=False, highlight=False)
+        if not report.ok:
+            raise typer.Exit(code=4)
+
+
+@audit_app.command("show")
+def show_command(
+    audit: AuditLogOption = None,
+    ns: NamespacesOption = None,
+    last: Annotated[int, typer.Option(min=1, help="Show the newest N records.")] = 20,
+    as_json: JsonOption = False,
+) -> None:
+    """Print the newest audit records (optionally of some namespaces)."""
+    with cli_errors():
+        records = [r for r in read_records(audit_log(audit).path) if not ns or r.ns in ns]
+        for record in records[-last:]:
+            if as_json:
+                out.print_json(data=record.as_dict())
+            else:
+                say(
+                    f"{record.seq:>6}  {record.time}  {record.ns}  {record.principal}  "
+                    f"{record.action} {record.target}"
+                )

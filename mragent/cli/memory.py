@@ -1,0 +1,243 @@
+"""``remember``, ``recall``, ``correct``, ``forget``, ``purge`` and ``history``.
+
+Exit codes: 0 done, 1 database or audit-log error, 2 bad input, 3 refused by
+the memory's rules (forgotten text, superseded version, unknown id).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from mragent.audit import AuditLog, default_audit_path
+from mragent.cli.common import (
+    AuditLogOption,
+    DbOption,
+    GenomeOption,
+    JsonOption,
+    NsOption,
+    PrincipalOption,
+    ScopeOption,
+    ScopesOption,
+    cli_errors,
+    out,
+    say,
+)
+from mragent.corpus import validate_namespace
+from mragent.errors import ConfigError
+from mragent.genome import load_genome
+from mragent.memories import Memories
+from mragent.memory import Memory
+from mragent.principal import parse_principal
+from mragent.records import MemoryRecord, iso, parse_time
+from mragent.store import open_store
+from mragent.view import DEFAULT_SCOPE, ReadView, validate_scope
+
+IdArgument = Annotated[str, typer.Argument(help="Id of a memory version.")]
+ReasonOption = Annotated[str, typer.Option("--reason", help="Why (kept in the audit log).")]
+
+
+def audit_log(path: Path | None) -> AuditLog:
+    """The audit log at ``path``, or the default one."""
+    return AuditLog(path or default_audit_path())
+
+
+def _time(value: str | None, option: str) -> float | None:
+    return None if value is None else parse_time(value, option)
+
+
+def remember_command(
+    text: Annotated[str, typer.Argument(help="What to remember.")],
+    principal: PrincipalOption = None,
+    ns: NsOption = "default",
+    scope: ScopeOption = DEFAULT_SCOPE,
+    title: Annotated[str | None, typer.Option(help="A title (also its primary tag).")] = None,
+    source: Annotated[str | None, typer.Option(help="Where it comes from.")] = None,
+    cue: Annotated[list[str] | None, typer.Option(help="A given cue; repeatable.")] = None,
+    tag: Annotated[list[str] | None, typer.Option(help="A given tag; repeatable.")] = None,
+    depends_on: Annotated[
+        list[str] | None,
+        typer.Option("--depends-on", help="Id of a memory this one rests on; repeatable."),
+    ] = None,
+    valid_from: Annotated[
+        str | None, typer.Option(help="When the fact starts to hold (ISO-8601; default now).")
+    ] = None,
+    valid_to: Annotated[str | None, typer.Option(help="When it stops holding (ISO-8601).")] = None,
+    readmit: Annotated[
+        bool, typer.Option(help="Remember text identical to a forgotten memory anyway.")
+    ] = False,
+    db: DbOption = None,
+    audit: AuditLogOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Remember a text. Agents' memories start pending unless the namespace trusts them."""
+    with cli_errors():
+        who = parse_principal(principal)
+        validate_namespace(ns)
+        validate_scope(scope)
+        start, end = _time(valid_from, "--valid-from"), _time(valid_to, "--valid-to")
+        with open_store(db) as store:
+            result = Memories(store, ns, audit_log(audit)).remember(
+                text,
+                principal=who,
+                scope=scope,
+                title=title,
+                source=source,
+                cues=cue,
+                tags=tag,
+                depends_on=depends_on or (),
+                valid_from=start,
+                valid_to=end,
+                readmit=readmit,
+            )
+        if as_json:
+            out.print_json(data=result.__dict__)
+        elif result.created:
+            say(f"{result.id}  ({result.trust})")
+        else:
+            say(f"{result.id}  (already remembered, {result.trust})")
+
+
+def correct_command(
+    memory_id: IdArgument,
+    text: Annotated[str, typer.Argument(help="The corrected text.")],
+    principal: PrincipalOption = None,
+    ns: NsOption = "default",
+    scope: ScopeOption = DEFAULT_SCOPE,
+    valid_from: Annotated[str | None, typer.Option(help="New valid-from (ISO-8601).")] = None,
+    valid_to: Annotated[str | None, typer.Option(help="New valid-to (ISO-8601).")] = None,
+    db: DbOption = None,
+    audit: AuditLogOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Write a new version of a memory; the old one stays readable with --as-of."""
+    with cli_errors():
+        who = parse_principal(principal)
+        start, end = _time(valid_from, "--valid-from"), _time(valid_to, "--valid-to")
+        with open_store(db) as store:
+            result = Memories(store, ns, audit_log(audit)).correct(
+                memory_id, text, principal=who, scope=scope, valid_from=start, valid_to=end
+            )
+        if as_json:
+            out.print_json(data=result.__dict__)
+        else:
+            say(f"{result.id}  ({result.trust}; supersedes {memory_id})")
+
+
+def forget_command(
+    memory_id: IdArgument,
+    reason: ReasonOption = "",
+    principal: PrincipalOption = None,
+    ns: NsOption = "default",
+    scope: ScopeOption = DEFAULT_SCOPE,
+    db: DbOption = None,
+    audit: AuditLogOption = None,
+) -> None:
+    """Forget a memory (every version): gone from every retrieval path, a tombstone kept."""
+    with cli_errors():
+        who = parse_principal(principal)
+        with open_store(db) as store:
+            ids = Memories(store, ns, audit_log(audit)).forget(
+                memory_id, principal=who, reason=reason, scope=scope
+            )
+        say(f"forgot {len(ids)} version(s): {', '.join(ids)}")
+
+
+def purge_command(
+    memory_id: IdArgument,
+    reason: ReasonOption = "",
+    principal: PrincipalOption = None,
+    ns: NsOption = "default",
+    scope: ScopeOption = DEFAULT_SCOPE,
+    db: DbOption = None,
+    audit: AuditLogOption = None,
+) -> None:
+    """Forget a memory and erase its text; only the tombstone's hash remains."""
+    with cli_errors():
+        who = parse_principal(principal)
+        if not reason.strip():
+            raise ConfigError("--reason is required: say why the memory is purged")
+        with open_store(db) as store:
+            ids = Memories(store, ns, audit_log(audit)).purge(
+                memory_id, principal=who, reason=reason, scope=scope
+            )
+        say(f"purged {len(ids)} version(s): {', '.join(ids)}")
+
+
+def history_command(
+    memory_id: IdArgument,
+    ns: NsOption = "default",
+    scope: ScopeOption = DEFAULT_SCOPE,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Show every version of a memory, with trust, valid time and record time."""
+    with cli_errors():
+        with open_store(db) as store:
+            versions = Memories(store, ns, AuditLog(default_audit_path())).history(memory_id, scope)
+        if as_json:
+            out.print_json(data=[v.to_json() for v in versions])
+            return
+        for version in versions:
+            say(_describe(version))
+
+
+def _describe(record: MemoryRecord) -> str:
+    state = "forgotten" if record.forgotten else record.trust
+    if record.superseded_at is not None:
+        state += f", superseded {iso(record.superseded_at)}"
+    lines = [
+        f"{record.id}  [{state}]  by {record.principal}, recorded {iso(record.recorded_at)}",
+        f"  valid {iso(record.valid_from) or '-'} .. {iso(record.valid_to) or 'open'}",
+        f"  {record.text if record.text is not None else '(purged)'}",
+    ]
+    return "\n".join(lines)
+
+
+def recall_command(
+    question: Annotated[str, typer.Argument(help="The question.")],
+    ns: NsOption = "default",
+    scope: ScopesOption = None,
+    include_pending: Annotated[
+        bool,
+        typer.Option(help="Read pending memories too (their evidence is halved)."),
+    ] = False,
+    as_of: Annotated[
+        str | None,
+        typer.Option(help="Reconstruct what was believed at this record time (ISO-8601)."),
+    ] = None,
+    genome: GenomeOption = None,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Answer a question from memory by reconstruction (accepted memories by default)."""
+    with cli_errors():
+        if not question.strip():
+            raise ConfigError("the question is empty")
+        view = ReadView(
+            scopes=tuple(scope or (DEFAULT_SCOPE,)),
+            include_pending=include_pending,
+            as_of=_time(as_of, "--as-of"),
+        )
+        chosen = load_genome(genome)
+        with open_store(db) as store:
+            rec = Memory(store, validate_namespace(ns), view=view).reconstruct(question, chosen)
+        items = [
+            {
+                "id": item.candidate.id,
+                "title": item.candidate.title,
+                "text": item.candidate.text,
+                "score": round(item.score, 4),
+            }
+            for item in rec.context.items
+        ]
+        if as_json:
+            answer = {"answer": rec.answer.text, "abstained": rec.answer.abstained}
+            out.print(json.dumps({**answer, "context": items}, indent=2))
+            return
+        say(rec.answer.text or "(no answer)")
+        for item in items:
+            say(f"  {item['id']}  {item['text']}")

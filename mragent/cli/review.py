@@ -1,0 +1,135 @@
+"""``mragent review`` (list, accept, reject) and ``mragent trust`` (grant, revoke).
+
+Review needs a human principal other than the memory's writer; rejecting a
+memory returns every memory that depends on it to pending.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from mragent.cli.common import (
+    AuditLogOption,
+    DbOption,
+    JsonOption,
+    NsOption,
+    PrincipalOption,
+    ScopeOption,
+    ScopesOption,
+    cli_errors,
+    out,
+    say,
+)
+from mragent.cli.memory import IdArgument, audit_log
+from mragent.memories import Memories
+from mragent.principal import parse_principal
+from mragent.records import iso
+from mragent.store import open_store
+from mragent.view import DEFAULT_SCOPE
+
+review_app = typer.Typer(help="Review agent-written memories.", no_args_is_help=True)
+trust_app = typer.Typer(
+    help="Choose the agents whose memories start accepted.", no_args_is_help=True
+)
+
+
+@review_app.command("list")
+def review_list(
+    ns: NsOption = "default",
+    scope: ScopesOption = None,
+    limit: Annotated[int, typer.Option(min=1, max=10_000, help="At most this many.")] = 100,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """List pending memories, oldest first."""
+    with cli_errors():
+        with open_store(db) as store:
+            rows = Memories(store, ns, audit_log(None)).pending(scope or (DEFAULT_SCOPE,), limit)
+        if as_json:
+            out.print_json(data=rows)
+            return
+        if not rows:
+            say("nothing to review")
+        for row in rows:
+            say(
+                f"{row['id']}  {row['scope']}  by {row['principal']} at "
+                f"{iso(row['recorded_at'])}\n  {row['text']}"
+            )
+
+
+@review_app.command("accept")
+def review_accept(
+    memory_id: IdArgument,
+    principal: PrincipalOption = None,
+    ns: NsOption = "default",
+    scope: ScopeOption = DEFAULT_SCOPE,
+    db: DbOption = None,
+    audit: AuditLogOption = None,
+) -> None:
+    """Accept a memory someone else wrote."""
+    with cli_errors():
+        who = parse_principal(principal)
+        with open_store(db) as store:
+            Memories(store, ns, audit_log(audit)).accept(memory_id, principal=who, scope=scope)
+        say(f"accepted {memory_id}")
+
+
+@review_app.command("reject")
+def review_reject(
+    memory_id: IdArgument,
+    principal: PrincipalOption = None,
+    ns: NsOption = "default",
+    scope: ScopeOption = DEFAULT_SCOPE,
+    db: DbOption = None,
+    audit: AuditLogOption = None,
+) -> None:
+    """Reject a memory; whatever depends on it returns to pending."""
+    with cli_errors():
+        who = parse_principal(principal)
+        with open_store(db) as store:
+            demoted = Memories(store, ns, audit_log(audit)).reject(
+                memory_id, principal=who, scope=scope
+            )
+        say(f"rejected {memory_id}")
+        for dependent in demoted:
+            say(f"  back to pending: {dependent}")
+
+
+def _set_trust(agent: str, principal: str | None, ns: str, db: str | None, audit, trusted: bool):
+    with cli_errors():
+        who = parse_principal(principal)
+        target = parse_principal(agent, "AGENT")
+        with open_store(db) as store:
+            now = Memories(store, ns, audit_log(audit)).set_trust(
+                target, principal=who, trusted=trusted
+            )
+        say("trusted agents: " + (", ".join(now) or "(none)"))
+
+
+AgentArgument = Annotated[str, typer.Argument(help="The agent, as agent:NAME.")]
+
+
+@trust_app.command("grant")
+def trust_grant(
+    agent: AgentArgument,
+    principal: PrincipalOption = None,
+    ns: NsOption = "default",
+    db: DbOption = None,
+    audit: AuditLogOption = None,
+) -> None:
+    """Let an agent's new memories start accepted (a human decides)."""
+    _set_trust(agent, principal, ns, db, audit, trusted=True)
+
+
+@trust_app.command("revoke")
+def trust_revoke(
+    agent: AgentArgument,
+    principal: PrincipalOption = None,
+    ns: NsOption = "default",
+    db: DbOption = None,
+    audit: AuditLogOption = None,
+) -> None:
+    """Make an agent's new memories start pending again."""
+    _set_trust(agent, principal, ns, db, audit, trusted=False)

@@ -1,0 +1,100 @@
+"""The one schema of a stored memory version, and its one serializer.
+
+``memory_records.cypher`` reads every property of a version into this shape;
+``get``, ``history``, ``export`` and ``import`` all go through
+:class:`MemoryRecord`, so a field cannot mean one thing to one of them and
+another to the next.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+TrustState = Literal["pending", "accepted", "rejected"]
+
+
+class MemoryRecord(BaseModel):
+    """One version of one memory, with its provenance and lifecycle."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str = Field(min_length=1, max_length=200)
+    key: str = Field(min_length=1, max_length=200)
+    scope: str
+    text: str | None  # None once purged
+    title: str | None = None
+    source: str | None = None
+    hash: str = Field(pattern=r"^[0-9a-f]{64}$")
+    principal: str
+    trust: TrustState
+    lineage: str
+    recorded_at: float
+    superseded_at: float | None = None
+    valid_from: float | None = None
+    valid_to: float | None = None
+    forgotten_at: float | None = None
+    forget_reason: str | None = None
+    purged_at: float | None = None
+    reviewed_by: str | None = None
+    reviewed_at: float | None = None
+    given_tags: list[str] | None = None
+    given_cues: list[str] | None = None
+    supersedes: list[str] = Field(default_factory=list)
+    depends_on: list[str] = Field(default_factory=list)
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> MemoryRecord:
+        """Build from a ``memory_records`` row."""
+        return cls.model_validate(row)
+
+    @property
+    def forgotten(self) -> bool:
+        return self.forgotten_at is not None
+
+    @property
+    def current(self) -> bool:
+        """Not superseded and not forgotten."""
+        return self.superseded_at is None and self.forgotten_at is None
+
+    def to_json(self) -> dict[str, Any]:
+        """The serialized form (export files)."""
+        return self.model_dump(mode="json")
+
+    def digest(self) -> str:
+        """sha256 of the canonical serialized form."""
+        canonical = json.dumps(self.to_json(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def iso(ts: float | None) -> str | None:
+    """Epoch seconds as ISO-8601 UTC (for people; records keep the number)."""
+    return None if ts is None else datetime.fromtimestamp(ts, UTC).isoformat()
+
+
+def parse_time(text: str, option: str) -> float:
+    """An ISO-8601 date or date-time (UTC if no zone) or epoch seconds -> epoch seconds.
+
+    Raises:
+        ConfigError: naming the option.
+    """
+    from mragent.errors import ConfigError
+
+    try:
+        return float(text)
+    except ValueError:
+        pass
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise ConfigError(
+            f"{option} {text!r}: expected an ISO-8601 date/time (e.g. 2026-11-30T12:00) "
+            "or epoch seconds"
+        ) from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.timestamp()
