@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from mragent.audit import AuditLog
+from mragent.audit import AuditError, AuditLog
 from mragent.principal import Principal
 from mragent.store.base import GraphStore
 
@@ -40,4 +40,14 @@ def audited(
         detail=detail,
     ) as record:
         yield
-        store.run("audit_anchor", {"ns": ns, "seq": record.seq, "head": record.hash})
+        rows = store.run("audit_anchor", {"ns": ns, "seq": record.seq, "head": record.hash})
+        # The anchor only moves forward: one ahead of this record means the database
+        # was written through another (or a replaced) log.
+        if rows and rows[0]["seq"] != record.seq:
+            raise AuditError(
+                audit.path,
+                None,
+                f"namespace {ns!r} is anchored at audit record {rows[0]['seq']}, past this "
+                f"log's record {record.seq}: the database is audited by another log, or "
+                "this one was replaced",
+            )

@@ -272,6 +272,7 @@ class Memories:
         ):
             rows = self.store.run("memory_forget", {**params, "at": now, "reason": reason})
             self._prune_orphans(scope, sorted({t for row in rows for t in row["tags"]}))
+            self._rank(scope, sorted({t for row in rows for t in row["tag_names"]}), [])
         return [row["id"] for row in rows]
 
     def purge(
@@ -398,8 +399,7 @@ class Memories:
         ):
             with self.store.transaction() as tx:
                 tx.run("ingest_batch", batch.params(self.ns, scope))
-            self.store.run("rank_links", {"ns": self.ns})
-            self.store.run("rank_references", {"ns": self.ns})
+            self._rank(scope, [tag["name"] for tag in batch.tags], [c["text"] for c in batch.cues])
         return WriteResult(content.key, lineage, trust)
 
     def _live_dependencies(self, ids: Sequence[str], scope: str) -> list[str]:
@@ -432,6 +432,15 @@ class Memories:
             "principal": str(principal),
             "at": self.clock(),
         }
+
+    def _rank(self, scope: str, tags: list[str], cues: list[str]) -> None:
+        """Re-rank the edges out of the tags and cues a write touched."""
+        params = {"ns": self.ns, "scope": scope}
+        if tags:
+            self.store.run("rank_links_of_tags", {**params, "names": tags})
+            self.store.run("rank_references_of_tags", {**params, "names": tags})
+        if cues:
+            self.store.run("rank_links_of_cues", {**params, "texts": cues})
 
     def _prune_orphans(self, scope: str, tags: list[str]) -> None:
         if not tags:

@@ -105,11 +105,16 @@ class GraphStore(abc.ABC):
     def ensure_schema(self, dimension: int) -> None:
         """Create indexes (ids, vector on ``Cue.embedding``, full-text on cue text).
 
-        Idempotent: safe to call on every connection.
+        Idempotent: safe to call on every connection; a connection runs the
+        statements once per dimension (each write path calls this first).
         """
+        done: set[int] = self.__dict__.setdefault("_schema_done", set())
+        if dimension in done:
+            return
         for name in ("schema_ids", "schema_fulltext"):
             self._run_schema(name, {})
         self._run_schema("schema_vector", {}, dimension=dimension)
+        done.add(dimension)
 
     def _run_schema(self, name: str, params: dict[str, Any], **render: int) -> None:
         template = self.template(name)
