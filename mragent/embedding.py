@@ -13,7 +13,7 @@ from typing import Protocol
 
 import numpy as np
 
-from mragent.errors import EmbeddingMismatch
+from mragent.errors import ConfigError, EmbeddingMismatch, MigrationInProgress
 
 _WORD = re.compile(r"[a-z0-9]+")
 
@@ -105,6 +105,63 @@ def check_identity(namespace: str, stamped: str | None, mine: EmbedderIdentity) 
         )
 
 
+def check_space(namespace: str, space: dict[str, object] | None, mine: EmbedderIdentity) -> None:
+    """Refuse to read or write a namespace (a ``get_space`` row) in another embedding
+    space than ``mine``, or while ``mragent reembed`` is migrating it.
+
+    Raises:
+        MigrationInProgress: during a re-embedding.
+        EmbeddingMismatch: naming both identities.
+    """
+    if space and space.get("migrating_to"):
+        raise MigrationInProgress(namespace, space.get("embedder"), str(space["migrating_to"]))
+    check_identity(namespace, space.get("embedder") if space else None, mine)
+
+
 def default_embedder() -> HashingEmbedder:
     """The embedder used when none is configured."""
     return HashingEmbedder()
+
+
+MAX_DIMENSION = 4096  # the largest vector the native indexes take (schema_vector render bound)
+DEFAULT_SPEC = "hashing"
+ACCEPTED_SPECS = (
+    "'hashing' (256 dimensions), 'hashing:DIM' (DIM an integer in 1..4096), or a stamped "
+    "identity such as 'hashing:word+char3-blake2:256:norm'"
+)
+
+
+def embedder_from_spec(spec: str, option: str = "--embedder") -> Embedder:
+    """Name an embedder by a short string (a CLI option or a config value).
+
+    Accepted forms:
+
+    * ``hashing``: :class:`HashingEmbedder` with 256 dimensions, the default
+      embedder (same identity, so namespaces written by default stay valid);
+    * ``hashing:DIM``: the same with ``DIM`` dimensions;
+    * an identity text as stamped on a namespace (``EmbedderIdentity.as_text()``,
+      e.g. ``hashing:word+char3-blake2:128:norm``), so the stamp an error message
+      quotes can be passed back to finish a migration.
+
+    Args:
+        spec: The specification.
+        option: The option or setting it came from, named in the error.
+
+    Raises:
+        ConfigError: naming ``option``, the value and the accepted forms.
+    """
+    parts = spec.strip().split(":")
+    model = HashingEmbedder(1).identity.model  # from the class, so the two cannot drift
+    dimension: str | None = None
+    if parts == ["hashing"]:
+        dimension = "256"
+    elif len(parts) == 2 and parts[0] == "hashing":
+        dimension = parts[1]
+    elif len(parts) == 4 and parts[0] == "hashing" and parts[1] == model and parts[3] == "norm":
+        dimension = parts[2]
+    # isdigit alone would take "٣" and "²"; the index and the stamp need ASCII digits.
+    if dimension is not None and dimension.isascii() and dimension.isdigit():
+        value = int(dimension)
+        if 1 <= value <= MAX_DIMENSION:
+            return HashingEmbedder(value)
+    raise ConfigError(f"{option} {spec!r}: expected {ACCEPTED_SPECS}")

@@ -61,3 +61,24 @@ class EmbeddingMismatch(MragentError):
 class WriteRefused(MragentError):
     """A write the memory's rules forbid: re-remembering forgotten text, reviewing
     one's own memory, correcting a superseded version, an unknown id."""
+
+
+class MigrationInProgress(EmbeddingMismatch):
+    """A namespace is being re-embedded: its cues are in two spaces at once.
+
+    A subclass of :class:`EmbeddingMismatch` so every caller that already
+    refuses a mixed embedding space refuses this one too.
+
+    Attributes:
+        namespace: The namespace.
+        source: Identity text the namespace is stamped with (the old space).
+        target: Identity text it is migrating to.
+    """
+
+    def __init__(self, namespace: str, source: str | None, target: str) -> None:
+        super().__init__(
+            f"namespace {namespace!r} is being re-embedded from {source} to {target}; "
+            f"reads and writes are refused until it finishes (re-run 'mragent reembed "
+            f"--ns {namespace} --embedder {target}' to finish it)"
+        )
+        self.namespace, self.source, self.target = namespace, source, target

@@ -34,7 +34,7 @@ from typing import Any
 from mragent.audit import AuditLog
 from mragent.audited import audited
 from mragent.corpus import Content, Corpus, validate_namespace
-from mragent.embedding import Embedder, check_identity, default_embedder
+from mragent.embedding import Embedder, check_space, default_embedder
 from mragent.extract import Extractor, RuleExtractor
 from mragent.principal import Principal
 from mragent.store.base import GraphStore
@@ -275,7 +275,7 @@ def prepare_write(store: GraphStore, ns: str, embedder: Embedder) -> dict[str, A
         EmbeddingMismatch: when ``ns`` was written with another embedder.
     """
     rows = store.run("get_space", {"ns": ns})
-    check_identity(ns, rows[0]["embedder"] if rows else None, embedder.identity)
+    check_space(ns, rows[0] if rows else None, embedder.identity)
     store.ensure_schema(embedder.identity.dimension)
     if not rows:
         store.run("stamp_space", {"ns": ns, "embedder": embedder.identity.as_text()})

@@ -13,7 +13,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 
-from mragent.embedding import Embedder, EmbedderIdentity, check_identity, default_embedder
+from mragent.embedding import Embedder, EmbedderIdentity, check_space, default_embedder
 from mragent.errors import MragentError
 from mragent.genome import Genome
 from mragent.retrieval.cue_search import CueHit, CueIndex
@@ -89,7 +89,7 @@ class Memory:
         rows = store.run("get_space", {"ns": ns})
         if not rows:
             raise MragentError(f"namespace {ns!r} holds no memories (ingest something first)")
-        check_identity(ns, rows[0]["embedder"], self.embedder.identity)
+        check_space(ns, rows[0], self.embedder.identity)
         self.identity: EmbedderIdentity = self.embedder.identity
         self.cue_index = CueIndex.from_store(store, ns, self.embedder, self.view.scopes)
         self.contents = store.run("content_snapshot", {"ns": ns, **self.view.params()})

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import tempfile
-from pathlib import Path
 from typing import Any
 
 from mragent.audit import AuditLog
@@ -70,12 +67,11 @@ INJECTIONS = [
 
 
 TESTER = Principal("system", "tests")
-# Outside any MRAGENT_HOME a test inspects; one per test process.
-SCRATCH_AUDIT = Path(tempfile.gettempdir()) / f"mragent-test-audit-{os.getpid()}.jsonl"
 
 
 def ingest(store: GraphStore, corpus: Corpus, ns: str, **kwargs: Any) -> IngestReport:
-    """:func:`mragent.ingest.ingest` as the test principal, audited to a scratch log."""
+    """:func:`mragent.ingest.ingest` as the test principal, audited to the test's own log
+    (``$MRAGENT_AUDIT_LOG``, set per test by conftest)."""
     kwargs.setdefault("principal", TESTER)
-    kwargs.setdefault("audit", AuditLog(SCRATCH_AUDIT))
+    kwargs.setdefault("audit", AuditLog())
     return ingest_corpus(store, corpus, ns, **kwargs)

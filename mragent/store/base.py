@@ -108,13 +108,27 @@ class GraphStore(abc.ABC):
         Idempotent: safe to call on every connection; a connection runs the
         statements once per dimension (each write path calls this first).
         """
-        done: set[int] = self.__dict__.setdefault("_schema_done", set())
-        if dimension in done:
+        if dimension in self._schema_done:
             return
         for name in ("schema_ids", "schema_fulltext"):
             self._run_schema(name, {})
         self._run_schema("schema_vector", {}, dimension=dimension)
-        done.add(dimension)
+        self._schema_done.add(dimension)
+
+    @property
+    def _schema_done(self) -> set[int]:
+        # Per connection; created lazily so engine constructors need not know of it.
+        return self.__dict__.setdefault("_schema_dimensions", set())
+
+    def forget_schema(self) -> None:
+        """Make the next :meth:`ensure_schema` run its statements again."""
+        self._schema_done.clear()
+
+    def drop_vector_index(self) -> None:
+        """Drop the native vector index on ``Cue.embedding`` (``reembed`` rebuilds it
+        for a new dimension); the next :meth:`ensure_schema` recreates it."""
+        self._run_schema("schema_vector_drop", {})
+        self.forget_schema()
 
     def _run_schema(self, name: str, params: dict[str, Any], **render: int) -> None:
         template = self.template(name)

@@ -1,0 +1,100 @@
+"""``mragent reembed``: move a namespace's cues into another embedder's space."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.progress import Progress
+
+from mragent.cli.common import (
+    AuditLogOption,
+    DbOption,
+    NsOption,
+    PrincipalOption,
+    cli_errors,
+    console,
+    out,
+)
+from mragent.cli.memory import audit_log
+from mragent.corpus import validate_namespace
+from mragent.embedding import DEFAULT_SPEC, embedder_from_spec
+from mragent.principal import parse_principal
+from mragent.reembed import BATCH_SIZE, reembed
+from mragent.store import open_store
+
+EmbedderOption = Annotated[
+    str,
+    typer.Option(
+        "--embedder",
+        metavar="SPEC",
+        help=f"Target embedder: '{DEFAULT_SPEC}' (256 dimensions), 'hashing:DIM', or an "
+        "identity as stamped on a namespace (hashing:word+char3-blake2:DIM:norm).",
+    ),
+]
+
+
+def reembed_command(
+    ns: NsOption,
+    embedder: EmbedderOption,
+    principal: PrincipalOption = None,
+    db: DbOption = None,
+    audit: AuditLogOption = None,
+    batch_size: Annotated[
+        int, typer.Option(min=1, max=10_000, help="Cues per page and per atomic write.")
+    ] = BATCH_SIZE,
+) -> None:
+    """Re-embed every cue of a namespace (every scope) and restamp it.
+
+    The namespace is marked as migrating before the first write and refused to
+    readers and writers until the run finishes; an interrupted run is resumed
+    by running the same command again.
+    """
+    with cli_errors():
+        who = parse_principal(principal)
+        validate_namespace(ns)
+        target = embedder_from_spec(embedder)
+        with open_store(db) as store, Progress(transient=True, console=console) as progress:
+            task = progress.add_task(f"re-embedding {ns!r}", total=None)
+
+            def advance(done: int, total: int) -> None:
+                progress.update(task, completed=done, total=total)
+
+            try:
+                report = reembed(
+                    store,
+                    ns,
+                    target,
+                    principal=who,
+                    audit=audit_log(audit),
+                    progress=advance,
+                    batch_size=batch_size,
+                )
+            except KeyboardInterrupt:
+                progress.stop()
+                console.print(
+                    f"[red]interrupted:[/red] namespace {ns!r} is left migrating to "
+                    f"{target.identity.as_text()}; run the same command again to finish",
+                    highlight=False,
+                    soft_wrap=True,
+                )
+                raise typer.Exit(code=130) from None
+        if not report.changed:
+            out.print(
+                f"namespace {ns!r} already uses {report.after}; nothing to re-embed",
+                highlight=False,
+                soft_wrap=True,
+            )
+            return
+        how = "resumed and finished" if report.resumed else "re-embedded"
+        index = (
+            f"; rebuilt the vector index for dimension {target.identity.dimension}"
+            if report.index_rebuilt
+            else ""
+        )
+        out.print(
+            f"{how} {report.cues} of {report.total} cues of {ns!r} from {report.before} "
+            f"to {report.after} in {report.batches} batch(es){index}",
+            highlight=False,
+            soft_wrap=True,
+        )

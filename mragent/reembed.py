@@ -1,0 +1,385 @@
+"""Re-embedding: move every cue of a namespace into another embedder's space.
+
+A namespace is stamped with the identity of the embedder that wrote it, and a
+write with any other identity is refused (:func:`mragent.embedding.check_identity`).
+:func:`reembed` is the one sanctioned way to change it. It is namespace-wide:
+every cue of every scope gets a new vector.
+
+The migration survives a crash at any point:
+
+1. The namespace's ``MemorySpace`` is marked ``migrating_to = <target identity>``
+   before the first vector is rewritten (``reembed_begin``). From then on the
+   namespace is neither readable nor writable through callers that honour
+   :func:`check_not_migrating`: its cues are in two spaces at once.
+2. Cues are read page by page, ordered by id (``reembed_page``), embedded, and
+   written back in batches (``reembed_write``). Each batch stores its vectors,
+   marks every rewritten cue with the target identity (``Cue.embedder``) and
+   advances ``migration_cursor`` on the ``MemorySpace`` in one statement, so a
+   batch and its cursor commit together on every engine.
+3. A final sweep from the start finds any cue still not embedded by the target
+   (one written while the namespace was migrating, despite the fence) and
+   rewrites it, so no cue is left in the old space.
+4. If the dimension changes, the native vector index (one per database, shared
+   by every namespace) is dropped before the first batch and recreated for the
+   new dimension after the last; the run waits until it answers.
+5. The namespace is restamped and the mark cleared (``reembed_finish``).
+
+Re-running :func:`reembed` with the same target resumes from the cursor; with
+another target it restarts the migration towards that one (every cue is
+rewritten again). A dimension change is refused while another namespace of the
+database still uses another dimension, since recreating the shared index would
+leave that namespace's vectors unindexed.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from mragent.audit import AuditLog
+from mragent.audited import audited
+from mragent.corpus import validate_namespace
+from mragent.embedding import Embedder, EmbedderIdentity
+from mragent.errors import EmbeddingMismatch, MigrationInProgress, MragentError, QueryError
+from mragent.principal import Principal
+from mragent.store.base import GraphStore
+
+BATCH_SIZE = 500
+MAX_SWEEPS = 3  # final sweeps that may still find missed cues before giving up
+INDEX_WAIT_SECONDS = 600.0
+# Dropping an index that is already gone is the goal state, whatever the engine calls it.
+_ABSENT_INDEX = re.compile(r"no such index|does not exist|doesn't exist|not found", re.I)
+# A rebuilt index that answers "wrong dimension" will not get better by waiting.
+_WRONG_DIMENSION = re.compile(r"dimension", re.I)
+
+
+@dataclass(frozen=True)
+class MigrationState:
+    """A namespace's embedding stamp and re-embedding state.
+
+    Attributes:
+        embedder: Identity text the namespace is stamped with (None: never written).
+        migrating_to: Identity text of an unfinished migration's target, if any.
+        cursor: Id of the last cue the unfinished migration rewrote ('' before the first).
+    """
+
+    embedder: str | None
+    migrating_to: str | None
+    cursor: str
+
+    @property
+    def migrating(self) -> bool:
+        """Whether a re-embedding of the namespace is unfinished."""
+        return self.migrating_to is not None
+
+
+@dataclass(frozen=True)
+class ReembedReport:
+    """What a :func:`reembed` run did (the audit record's material).
+
+    Attributes:
+        namespace: The namespace.
+        principal: Who asked for the migration.
+        before: Identity text the namespace was stamped with.
+        after: Identity text it is stamped with now.
+        changed: False when the namespace already used the target (nothing written).
+        cues: Cue vectors this run rewrote.
+        total: Cues in the namespace.
+        batches: Write statements this run made.
+        resumed: True when the run finished an interrupted migration to the same target.
+        restarted_from: Target of an interrupted migration this run replaced, if any.
+        index_rebuilt: True when the native vector index was recreated for a new dimension.
+    """
+
+    namespace: str
+    principal: str
+    before: str
+    after: str
+    changed: bool
+    cues: int
+    total: int
+    batches: int
+    resumed: bool
+    restarted_from: str | None
+    index_rebuilt: bool
+
+
+def migration_state(store: GraphStore, ns: str) -> MigrationState | None:
+    """The namespace's stamp and migration state; None when it has no ``MemorySpace``."""
+    rows = store.run("space_migration", {"ns": ns})
+    if not rows:
+        return None
+    row = rows[0]
+    return MigrationState(row["embedder"], row["migrating_to"], row["cursor"] or "")
+
+
+def check_not_migrating(store: GraphStore, ns: str) -> None:
+    """Refuse to read or write a namespace whose re-embedding is unfinished.
+
+    Call it wherever a namespace is opened for reading or writing (next to
+    :func:`mragent.embedding.check_identity`): while a migration is unfinished,
+    the namespace's cues are in two embedding spaces and its vector index may
+    be missing.
+
+    Raises:
+        MigrationInProgress: naming the namespace and both identities.
+    """
+    state = migration_state(store, ns)
+    if state is not None and state.migrating_to is not None:
+        raise MigrationInProgress(ns, state.embedder, state.migrating_to)
+
+
+def reembed(
+    store: GraphStore,
+    ns: str,
+    new_embedder: Embedder,
+    *,
+    principal: Principal,
+    audit: AuditLog,
+    progress: Callable[[int, int], None] | None = None,
+    batch_size: int = BATCH_SIZE,
+) -> ReembedReport:
+    """:func:`migrate`, audited: one ``reembed`` record before the first write.
+
+    A namespace already on the target embedder is left alone and not audited.
+    """
+    state = migration_state(store, ns)
+    target = new_embedder.identity.as_text()
+    if state is not None and state.embedder == target and state.migrating_to is None:
+        return migrate(store, ns, new_embedder, principal=str(principal), batch_size=batch_size)
+    source = state.embedder if state else None
+    detail = {"from": source, "to": target}
+    with audited(store, audit, ns, principal, "reembed", ns, None, None, detail):
+        return migrate(
+            store,
+            ns,
+            new_embedder,
+            principal=str(principal),
+            progress=progress,
+            batch_size=batch_size,
+        )
+
+
+def migrate(
+    store: GraphStore,
+    ns: str,
+    new_embedder: Embedder,
+    *,
+    principal: str,
+    progress: Callable[[int, int], None] | None = None,
+    batch_size: int = BATCH_SIZE,
+) -> ReembedReport:
+    """Migrate every cue of namespace ``ns`` (every scope) to ``new_embedder``.
+
+    Resumes an interrupted migration to the same embedder; restarts one that
+    was heading to another. A namespace already stamped with the target and not
+    migrating is left as it is (``changed`` is False).
+
+    Args:
+        store: An open store.
+        ns: The namespace.
+        new_embedder: The embedder whose vectors replace the current ones.
+        principal: Who asks for it; carried into the report for the audit log.
+        progress: Called as ``progress(done, total)`` after each committed batch
+            (cues). An exception it raises stops the run, leaving the namespace
+            marked as migrating; a re-run resumes.
+        batch_size: Cues per page and per write statement.
+
+    Raises:
+        CorpusError: for an invalid namespace.
+        MragentError: when the namespace holds no memories, or another process
+            finished or restarted the migration meanwhile.
+        EmbeddingMismatch: when the dimension changes and another namespace of
+            the database still uses another dimension (naming them).
+    """
+    validate_namespace(ns)
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be positive, got {batch_size}")
+    target = new_embedder.identity
+    target_text = target.as_text()
+    state = migration_state(store, ns)
+    if state is None or state.embedder is None:
+        raise MragentError(f"namespace {ns!r} holds no memories: nothing to re-embed")
+    source_text = state.embedder
+    if state.migrating_to is None and source_text == target_text:
+        total = int(store.run("reembed_count", {"ns": ns, "target": target_text})[0]["cues"])
+        return ReembedReport(
+            ns, principal, source_text, target_text, False, 0, total, 0, False, None, False
+        )
+
+    resumed = state.migrating_to == target_text
+    restarted_from = state.migrating_to if state.migrating and not resumed else None
+    # The index was (or may have been) dropped for any dimension this namespace is
+    # leaving or was heading to; it has to be rebuilt for the target's.
+    dimensions = {_dimension(source_text), target.dimension}
+    if state.migrating_to is not None:
+        dimensions.add(_dimension(state.migrating_to))
+    rebuild = dimensions != {target.dimension}
+    if rebuild:
+        _refuse_other_dimensions(store, ns, target)
+
+    cursor = state.cursor if resumed else ""
+    begin = {"ns": ns, "source": source_text, "target": target_text}
+    if not resumed and not store.run("reembed_begin", begin):
+        raise MragentError(f"namespace {ns!r} changed while starting its re-embedding; re-run")
+    if rebuild:
+        # Before the first batch: an index of the old dimension must not meet the new
+        # vectors (Memgraph refuses them; the others would silently skip them).
+        _drop_vector_index(store)
+
+    counts = store.run("reembed_count", {"ns": ns, "target": target_text})[0]
+    total, pending = int(counts["cues"] or 0), int(counts["pending"] or 0)
+    done, written, batches, sweeps = total - pending, 0, 0, 0
+    after = cursor
+    while True:
+        rows = store.run(
+            "reembed_page", {"ns": ns, "target": target_text, "after": after, "limit": batch_size}
+        )
+        if not rows:
+            if after == "":
+                break  # nothing from the very first id on still lacks a target vector
+            # Done from the cursor on: sweep from the start for cues the pages passed by
+            # (written behind the cursor while the namespace was migrating).
+            sweeps += 1
+            if sweeps > MAX_SWEEPS:
+                raise MragentError(
+                    f"cues keep being written to namespace {ns!r} while it is re-embedded; "
+                    "stop its writers (they must call check_not_migrating) and re-run"
+                )
+            after = ""
+            continue
+        vectors = new_embedder.embed([row["text"] for row in rows])
+        _check_vectors(vectors, len(rows), target)
+        after = rows[-1]["id"]
+        result = store.run(
+            "reembed_write",
+            {
+                "ns": ns,
+                "target": target_text,
+                "cursor": after,
+                "cues": [
+                    {"id": row["id"], "embedding": vector.tolist()}
+                    for row, vector in zip(rows, vectors, strict=True)
+                ],
+            },
+        )
+        count = int(result[0]["written"]) if result else 0  # < page: cues pruned meanwhile
+        if count == 0:
+            _check_still_migrating(store, ns, target_text)
+        written, done, batches = written + count, done + count, batches + 1
+        if progress:
+            progress(done, max(total, done))
+
+    if rebuild:
+        _refuse_other_dimensions(store, ns, target)  # a namespace may have appeared meanwhile
+        _rebuild_vector_index(store, target.dimension)
+        _await_vector_index(store, ns, new_embedder)
+    else:
+        store.ensure_schema(target.dimension)
+    if not store.run("reembed_finish", {"ns": ns, "target": target_text}):
+        _check_still_migrating(store, ns, target_text)
+        raise MragentError(f"namespace {ns!r} could not be restamped with {target_text}; re-run")
+    return ReembedReport(
+        ns,
+        principal,
+        source_text,
+        target_text,
+        True,
+        written,
+        max(total, done),
+        batches,
+        resumed,
+        restarted_from,
+        rebuild,
+    )
+
+
+def _check_still_migrating(store: GraphStore, ns: str, target_text: str) -> None:
+    """Raise unless ``ns`` is still migrating to ``target_text`` (another run may own it)."""
+    state = migration_state(store, ns)
+    if state is None or state.migrating_to != target_text:
+        raise MragentError(
+            f"namespace {ns!r} is no longer migrating to {target_text}: another run "
+            "finished or restarted it"
+        )
+
+
+def _dimension(identity_text: str) -> int:
+    try:
+        return EmbedderIdentity.from_text(identity_text).dimension
+    except ValueError:
+        raise MragentError(f"unreadable embedder stamp {identity_text!r}") from None
+
+
+def _check_vectors(vectors: np.ndarray, rows: int, target: EmbedderIdentity) -> None:
+    # An embedder that lies about its dimension would corrupt the namespace for good.
+    if vectors.shape != (rows, target.dimension):
+        raise MragentError(
+            f"embedder {target.as_text()} returned vectors of shape {vectors.shape}, "
+            f"expected ({rows}, {target.dimension})"
+        )
+
+
+def _refuse_other_dimensions(store: GraphStore, ns: str, target: EmbedderIdentity) -> None:
+    """Refuse to rebuild the shared vector index while another namespace needs another size.
+
+    A namespace that is itself migrating counts with its target's dimension.
+    """
+    blocking = []
+    for row in store.run("reembed_others", {"ns": ns}):
+        stamp = row["migrating_to"] or row["embedder"]
+        if stamp is None:
+            continue  # a MemorySpace without vectors (settings only)
+        if _dimension(stamp) != target.dimension:
+            blocking.append(f"{row['ns']!r} ({stamp})")
+    if blocking:
+        raise EmbeddingMismatch(
+            f"refusing to re-embed namespace {ns!r} to {target.as_text()}: the database's "
+            f"vector index is shared, and these namespaces use another dimension: "
+            f"{', '.join(blocking)}; re-embed them to dimension {target.dimension} first, "
+            "or keep this namespace's dimension"
+        )
+
+
+def _drop_vector_index(store: GraphStore) -> None:
+    # A schema file like schema_vector; the store's schema path is the one door for it.
+    try:
+        store.drop_vector_index()
+    except QueryError as exc:
+        if not _ABSENT_INDEX.search(str(exc)):
+            raise
+    store.forget_schema()
+
+
+def _rebuild_vector_index(store: GraphStore, dimension: int) -> None:
+    """Drop the vector index (a writer may have recreated it for the old dimension
+    meanwhile) and create it for ``dimension``."""
+    _drop_vector_index(store)
+    store.ensure_schema(dimension)  # ids and full-text too, as on any write path
+
+
+def _await_vector_index(store: GraphStore, ns: str, embedder: Embedder) -> None:
+    """Wait until the native vector index answers a query of the target dimension.
+
+    Neo4j blocks a query until a populating index is online; FalkorDB answers an
+    error while its index is under construction, so it is polled.
+    """
+    probe = np.zeros(embedder.identity.dimension, dtype=np.float32)
+    probe[0] = 1.0
+    deadline = time.monotonic() + INDEX_WAIT_SECONDS
+    while True:
+        try:
+            store.run("reembed_probe", {"ns": ns, "embedding": probe.tolist()})
+            return
+        except QueryError as exc:
+            hopeless = _WRONG_DIMENSION.search(str(exc)) or _ABSENT_INDEX.search(str(exc))
+            if hopeless or time.monotonic() > deadline:
+                raise MragentError(
+                    f"the vector index does not answer for dimension "
+                    f"{embedder.identity.dimension} after re-embedding {ns!r}: {exc}"
+                ) from None
+            time.sleep(0.2)
