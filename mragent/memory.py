@@ -91,7 +91,7 @@ class Memory:
             raise MragentError(f"namespace {ns!r} holds no memories (ingest something first)")
         check_space(ns, rows[0], self.embedder.identity)
         self.identity: EmbedderIdentity = self.embedder.identity
-        self.cue_index = CueIndex.from_store(store, ns, self.embedder, self.view.scopes)
+        self.cue_index = CueIndex.from_store(store, ns, self.embedder, self.view)
         self.contents = store.run("content_snapshot", {"ns": ns, **self.view.params()})
         self.texts = ContentTexts(self.contents)
         self.passages = PassageSeeder(self.contents, self.cue_index)

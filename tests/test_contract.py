@@ -24,7 +24,7 @@ pytestmark = pytest.mark.backend
 def _cue_id(store: GraphStore, ns: str, text: str) -> str:
     return next(
         r["id"]
-        for r in store.run("cue_snapshot", {"ns": ns, "scopes": ["shared"]})
+        for r in store.run("cue_snapshot", {"ns": ns, **ReadView().params()})
         if r["text"] == text
     )
 
@@ -128,7 +128,7 @@ def test_injection_payloads_are_stored_as_data(store: GraphStore, ns: str, paylo
     rows = {r["key"]: r for r in store.run("content_snapshot", {"ns": ns, **ReadView().params()})}
     assert rows[payload]["text"] == payload and rows[payload]["title"] == payload
     assert payload in {
-        r["text"] for r in store.run("cue_snapshot", {"ns": ns, "scopes": ["shared"]})
+        r["text"] for r in store.run("cue_snapshot", {"ns": ns, **ReadView().params()})
     }
 
 
@@ -152,7 +152,7 @@ def test_namespaces_are_isolated(store: GraphStore, ns: str) -> None:
         a = {r["text"] for r in store.run("content_snapshot", {"ns": ns, **ReadView().params()})}
         assert "Lisbon lies on the Tagus." in a and not any("namespace B" in t for t in a)
         assert _traverse(store, ns, "Acme", 3)[-1][0] == "lisbon"
-        cue_ids = {r["id"] for r in store.run("cue_snapshot", {"ns": other, "scopes": ["shared"]})}
+        cue_ids = {r["id"] for r in store.run("cue_snapshot", {"ns": other, **ReadView().params()})}
         rows = store.run(
             "traverse",
             {

@@ -43,6 +43,7 @@ from mragent.retrieval.cue_search import CueIndex
 from mragent.store import open_store
 from mragent.store.base import GraphStore
 from mragent.store.falkordb import FalkorStore
+from mragent.view import ReadView
 from tests.conftest import ENGINES, unavailable
 from tests.fixtures import CHAIN, ingest
 
@@ -99,7 +100,7 @@ def fill(store: GraphStore, ns: str) -> int:
 
 
 def cues(store: GraphStore, ns: str, scope: str) -> list[dict]:
-    return store.run("cue_snapshot", {"ns": ns, "scopes": [scope]})
+    return store.run("cue_snapshot", {"ns": ns, **ReadView(scopes=(scope,)).params()})
 
 
 def assert_space(store: GraphStore, ns: str, embedder: Embedder) -> None:
@@ -117,7 +118,7 @@ def assert_space(store: GraphStore, ns: str, embedder: Embedder) -> None:
 def assert_native_search(store: GraphStore, ns: str, embedder: Embedder) -> None:
     """The database's own vector index finds each scope's cue by its exact vector."""
     for scope, text in zip(SCOPES, ("Jane Roe", "Vega"), strict=True):
-        index = CueIndex.from_store(store, ns, embedder, (scope,))
+        index = CueIndex.from_store(store, ns, embedder, ReadView(scopes=(scope,)))
         vector = embedder.embed([text])[0]
         hits = index.native_dense(store, ns, (scope,), vector, k=3)
         assert hits, f"no native hits in scope {scope}"

@@ -24,6 +24,7 @@ from mragent.genome import Genome
 from mragent.retrieval.fusion import fuse
 from mragent.retrieval.sparse import BM25
 from mragent.store.base import GraphStore
+from mragent.view import ReadView
 
 HNSW_M = 16
 HNSW_EF_CONSTRUCTION = 200
@@ -71,10 +72,10 @@ class CueIndex:
 
     @classmethod
     def from_store(
-        cls, store: GraphStore, ns: str, embedder: Embedder, scopes: tuple[str, ...]
+        cls, store: GraphStore, ns: str, embedder: Embedder, view: ReadView
     ) -> CueIndex:
-        """Snapshot the cues of a namespace's readable ``scopes`` from the database."""
-        rows = store.run("cue_snapshot", {"ns": ns, "scopes": list(scopes)})
+        """Snapshot the cues of a namespace that lead to a content ``view`` sees."""
+        rows = store.run("cue_snapshot", {"ns": ns, **view.params()})
         dim = embedder.identity.dimension
         vectors = np.array([row["embedding"] for row in rows], dtype=np.float32).reshape(-1, dim)
         return cls([row["id"] for row in rows], [row["text"] for row in rows], vectors, embedder)
@@ -118,7 +119,9 @@ class CueIndex:
             {"ns": ns, "scopes": list(scopes), "k": fetch, "embedding": vector.tolist()},
         )
         caps = store.capabilities
-        return {row["id"]: caps.similarity(row["raw_score"]) for row in rows[:k]}
+        # The snapshot holds the cues of the read view; the index holds every cue.
+        visible = [row for row in rows if row["id"] in self.position]
+        return {row["id"]: caps.similarity(row["raw_score"]) for row in visible[:k]}
 
     def sparse(self, question: str) -> dict[str, float]:
         """BM25 over cue texts: cue id -> score (only cues sharing a term)."""
