@@ -16,7 +16,8 @@ FOREACH (rec IN $contents |
   ON CREATE SET m.id = rec.id, m.text = rec.text, m.title = rec.title,
     m.source = rec.source, m.hash = rec.hash, m.principal = rec.principal,
     m.trust = rec.trust, m.lineage = rec.lineage, m.recorded_at = rec.recorded_at,
-    m.valid_from = rec.valid_from, m.valid_to = rec.valid_to)
+    m.valid_from = rec.valid_from, m.valid_to = rec.valid_to,
+    m.given_tags = rec.given_tags, m.given_cues = rec.given_cues)
 FOREACH (rec IN $tags |
   MERGE (t:Tag {ns: $ns, scope: $scope, name: rec.name})
   ON CREATE SET t.id = rec.id)

@@ -1,8 +1,9 @@
-// memory_forget: tombstone every version of one memory and cut it out of the graph.
+// memory_forget: tombstone every version of one memory and cut it out of retrieval.
 // params: ns, scopes, lineage, at, reason
 // returns: id, tags, tag_names
 // The versions keep their hash (so identical text can be refused) but lose every
 // REFERENCES edge: no traversal can reach them even without the view predicate.
+// SUPERSEDES and DEPENDS_ON stay: history and review still name the tombstone.
 // `tags` (ids and names) are the tags that referenced them: pruned if orphaned,
 // re-ranked if not.
 MATCH (m:Content)

@@ -15,7 +15,9 @@ from mragent.cli.memory import (
     recall_command,
     remember_command,
 )
+from mragent.cli.reembed import reembed_command
 from mragent.cli.review import review_app, trust_app
+from mragent.cli.transfer import export_command, import_command
 
 app = typer.Typer(
     name="mragent",
@@ -36,6 +38,9 @@ app.command("correct")(correct_command)
 app.command("forget")(forget_command)
 app.command("purge")(purge_command)
 app.command("history")(history_command)
+app.command("reembed")(reembed_command)
+app.command("export")(export_command)
+app.command("import")(import_command)
 app.add_typer(review_app, name="review")
 app.add_typer(trust_app, name="trust")
 app.add_typer(audit_app, name="audit")

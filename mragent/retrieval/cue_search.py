@@ -71,9 +71,7 @@ class CueIndex:
         self.bm25 = BM25(texts)
 
     @classmethod
-    def from_store(
-        cls, store: GraphStore, ns: str, embedder: Embedder, view: ReadView
-    ) -> CueIndex:
+    def from_store(cls, store: GraphStore, ns: str, embedder: Embedder, view: ReadView) -> CueIndex:
         """Snapshot the cues of a namespace that lead to a content ``view`` sees."""
         rows = store.run("cue_snapshot", {"ns": ns, **view.params()})
         dim = embedder.identity.dimension

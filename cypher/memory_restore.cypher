@@ -1,0 +1,21 @@
+// memory_restore: write imported memory versions with their whole stored state.
+// params: ns, scope, records
+// returns: id
+// `records` are MemoryRecord rows. Each version is merged on its id within the
+// scope and created with every property at once, lifecycle included
+// (superseded_at, forgotten_at, forget_reason, purged_at, review), before import
+// links any tag to it: a version is never reachable with half its state, even on
+// FalkorDB where each statement commits alone. Tombstones get no REFERENCES edge
+// and no cue, so they stay out of every retrieval path. A version that already
+// exists is left as it is. Edges: memory_restore_edges.
+UNWIND $records AS rec
+MERGE (m:Content {ns: $ns, scope: $scope, id: rec.id})
+ON CREATE SET m.key = rec.key, m.text = rec.text, m.title = rec.title,
+  m.source = rec.source, m.hash = rec.hash, m.principal = rec.principal,
+  m.trust = rec.trust, m.lineage = rec.lineage, m.recorded_at = rec.recorded_at,
+  m.superseded_at = rec.superseded_at, m.valid_from = rec.valid_from,
+  m.valid_to = rec.valid_to, m.forgotten_at = rec.forgotten_at,
+  m.forget_reason = rec.forget_reason, m.purged_at = rec.purged_at,
+  m.reviewed_by = rec.reviewed_by, m.reviewed_at = rec.reviewed_at,
+  m.given_tags = rec.given_tags, m.given_cues = rec.given_cues
+RETURN m.id AS id

@@ -1,0 +1,113 @@
+"""``export`` and ``import``: a namespace's memories to and from one file.
+
+Exit codes: 0 done, 1 database or audit-log error, 2 bad input (a corrupt file,
+an invalid record, a mismatched embedder, replace without --yes), 3 refused by
+the memory's rules (an agent principal, a key held by another id).
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from mragent.cli.common import (
+    AuditLogOption,
+    DbOption,
+    NsOption,
+    PrincipalOption,
+    ScopesOption,
+    cli_errors,
+    say,
+)
+from mragent.cli.memory import audit_log
+from mragent.corpus import validate_namespace
+from mragent.principal import parse_principal
+from mragent.store import open_store
+from mragent.transfer import export_memories, import_memories
+from mragent.view import DEFAULT_SCOPE
+
+FileArgument = Annotated[Path, typer.Argument(help="The memories file (mragent-memories/1).")]
+
+
+class Mode(str, Enum):
+    """How an import meets the memories already in the namespace."""
+
+    MERGE = "merge"
+    REPLACE = "replace"
+
+
+def export_command(
+    file: FileArgument,
+    ns: NsOption = "default",
+    scope: ScopesOption = None,
+    include_forgotten: Annotated[
+        bool,
+        typer.Option(
+            "--include-forgotten", help="Export tombstones too (forgotten and purged memories)."
+        ),
+    ] = False,
+    db: DbOption = None,
+) -> None:
+    """Write a namespace's memories (every version, oldest first) to FILE, atomically."""
+    with cli_errors():
+        validate_namespace(ns)
+        with open_store(db) as store:
+            report = export_memories(
+                store,
+                ns,
+                file,
+                scopes=scope or [DEFAULT_SCOPE],
+                include_forgotten=include_forgotten,
+            )
+        dropped = (
+            f"; {report.dropped_references} dependency(ies) on forgotten memories left out"
+            if report.dropped_references
+            else ""
+        )
+        say(
+            f"exported {report.memories} memory version(s) ({report.forgotten} forgotten) "
+            f"from {ns!r} to {report.path}{dropped}"
+        )
+
+
+def import_command(
+    file: FileArgument,
+    ns: NsOption = "default",
+    mode: Annotated[
+        Mode,
+        typer.Option(
+            case_sensitive=False,
+            help="merge: skip versions whose id the namespace holds; replace: delete the "
+            "namespace's memories in the file's scopes first (needs --yes).",
+        ),
+    ] = Mode.MERGE,
+    yes: Annotated[
+        bool, typer.Option("--yes", help="Confirm --mode replace (it deletes memories).")
+    ] = False,
+    principal: PrincipalOption = None,
+    db: DbOption = None,
+    audit: AuditLogOption = None,
+) -> None:
+    """Import FILE into a namespace; every record is checked before anything is written."""
+    with cli_errors():
+        who = parse_principal(principal)
+        validate_namespace(ns)
+        with open_store(db) as store:
+            report = import_memories(
+                store,
+                ns,
+                file,
+                principal=who,
+                audit=audit_log(audit),
+                mode=mode.value,
+                confirm_replace=yes,
+            )
+        deleted = f", {report.deleted} node(s) deleted first" if report.mode == "replace" else ""
+        say(
+            f"imported {report.written} memory version(s) into {ns!r} "
+            f"({report.forgotten} forgotten, {report.edges} edge(s); "
+            f"{report.skipped} already present{deleted})"
+        )
