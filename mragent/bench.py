@@ -16,6 +16,7 @@ from mragent.evaluate import QuestionResult, ScoreBase, Summary, run_questions, 
 from mragent.genome import PRESETS, Genome
 from mragent.ingest import GRAPH_LAYOUT, ingest, namespace_stats
 from mragent.memory import Memory
+from mragent.negative import NegativeReport
 from mragent.principal import BENCH
 from mragent.store.base import GraphStore
 
@@ -100,10 +101,17 @@ def run_bench(
 
 
 def bench_report(
-    runs: list[SystemRun], *, genome: Genome, engine: str, version: str, corpus: str, ns: str
+    runs: list[SystemRun],
+    *,
+    genome: Genome,
+    engine: str,
+    version: str,
+    corpus: str,
+    ns: str,
+    negative: NegativeReport | None = None,
 ) -> dict[str, Any]:
-    """The JSON document ``--json`` writes."""
-    return {
+    """The JSON document ``--json`` writes (``negative``: the negative evaluation, if run)."""
+    report = {
         "genome": genome.to_json_dict(),
         "engine": engine,
         "engine_version": version,
@@ -136,6 +144,9 @@ def bench_report(
             for run in runs
         ],
     }
+    if negative is not None:
+        report["negative"] = negative.to_dict()
+    return report
 
 
 def write_json_atomic(path: Path, data: Any) -> None:

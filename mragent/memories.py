@@ -397,8 +397,9 @@ class Memories:
                 "trust": trust,
             },
         ):
-            with self.store.transaction() as tx:
-                tx.run("ingest_batch", batch.params(self.ns, scope))
+            # One statement (atomic on every engine), run outside an explicit
+            # transaction so the store may retry it after a transient deadlock.
+            self.store.run("ingest_batch", batch.params(self.ns, scope))
             self._rank(scope, [tag["name"] for tag in batch.tags], [c["text"] for c in batch.cues])
         return WriteResult(content.key, lineage, trust)
 

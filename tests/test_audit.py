@@ -101,9 +101,16 @@ def test_missing_log_is_empty_unless_anchored(tmp_path: Path) -> None:
 
 
 def test_default_path_follows_mragent_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("MRAGENT_AUDIT_LOG", raising=False)
     monkeypatch.setenv("MRAGENT_HOME", str(tmp_path / "home"))
     assert default_audit_path() == (tmp_path / "home" / "audit.jsonl").resolve()
     assert AuditLog().path == default_audit_path()
+
+
+def test_an_explicit_log_path_wins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MRAGENT_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("MRAGENT_AUDIT_LOG", str(tmp_path / "elsewhere.jsonl"))
+    assert default_audit_path() == (tmp_path / "elsewhere.jsonl").resolve()
 
 
 def test_line_separators_inside_values_stay_on_one_line(log: AuditLog) -> None:

@@ -25,9 +25,13 @@ from mragent.cli.common import (
     ingest_if_empty,
     load_questions,
     out,
+    say,
 )
 from mragent.genome import load_genome
+from mragent.negative import CATEGORIES, NegativeReport, run_negative
 from mragent.store import open_store
+
+NEGATIVE_FAILED = 5  # exit code: something that must not be recalled was
 
 
 def bench_command(
@@ -44,8 +48,19 @@ def bench_command(
     db: DbOption = None,
     ns: CorpusNsOption = None,
     json_out: Annotated[Path | None, typer.Option("--json", help="Write results here.")] = None,
+    negative: Annotated[
+        bool,
+        typer.Option(
+            "--negative/--no-negative",
+            help="Also run the negative evaluation (forgotten, rejected, superseded, "
+            "out-of-scope and pending memories must never be recalled).",
+        ),
+    ] = True,
 ) -> None:
-    """Run a genome over a corpus and print it beside BM25 and dense flat baselines."""
+    """Run a genome over a corpus and print it beside BM25 and dense flat baselines.
+
+    Exit 5 when the negative evaluation recalls a memory that must not be recalled (or a
+    control does not find its live counterpart, which would make the evaluation vacuous)."""
     with cli_errors():
         chosen = load_genome(genome)
         data, namespace, path = load_questions(
@@ -58,8 +73,11 @@ def bench_command(
                 runs = run_bench(
                     store, data, namespace, chosen, lambda n: progress.advance(task, n)
                 )
+            neg = run_negative(store, chosen) if negative else None
             caps = store.capabilities
         _print(runs, caps.engine, caps.version, path)
+        if neg is not None:
+            _print_negative(neg)
         if json_out:
             write_json_atomic(
                 json_out,
@@ -70,9 +88,12 @@ def bench_command(
                     version=caps.version,
                     corpus=str(path),
                     ns=namespace,
+                    negative=neg,
                 ),
             )
             out.print(f"wrote {json_out}", highlight=False)
+        if neg is not None and not neg.ok:
+            raise typer.Exit(code=NEGATIVE_FAILED)
 
 
 def _print(runs: list, engine: str, version: str, path: Path) -> None:
@@ -118,3 +139,15 @@ def _print(runs: list, engine: str, version: str, path: Path) -> None:
         "mragent p50 per stage: " + ", ".join(f"{k} {v:.2f} ms" for k, v in stages.items()),
         highlight=False,
     )
+
+
+def _print_negative(report: NegativeReport) -> None:
+    table = Table(title="negative evaluation (%)")
+    for column in ("category", "absent", "control found"):
+        table.add_column(column, justify="left" if column == "category" else "right")
+    absence, presence = report.absence, report.presence
+    for category in CATEGORIES:
+        table.add_row(category, f"{100 * absence[category]:.1f}", f"{100 * presence[category]:.1f}")
+    out.print(table)
+    for failure in report.failures():
+        say(f"  FAILED: {failure}")

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import contextlib
+import random
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -14,6 +16,7 @@ from mragent.errors import BackendUnavailable, QueryError
 from mragent.store.base import Capabilities, GraphStore, Rows, Transaction
 
 _DRIVER_ERRORS = (neo4j.exceptions.Neo4jError, neo4j.exceptions.DriverError)
+TRANSIENT_RETRIES = 8  # a single statement is retried on a transient error this many times
 
 
 def _translate(name: str, exc: Exception) -> Exception:
@@ -100,11 +103,20 @@ class BoltStore(GraphStore):
         return self._open_session
 
     def _execute(self, name: str, text: str, params: dict[str, Any]) -> Rows:
-        try:
-            return [record.data() for record in self._session().run(text, params)]
-        except _DRIVER_ERRORS as exc:
-            self._reset_session()
-            raise _translate(name, exc) from None
+        for attempt in range(TRANSIENT_RETRIES + 1):
+            try:
+                return [record.data() for record in self._session().run(text, params)]
+            except neo4j.exceptions.TransientError as exc:
+                # A deadlock between concurrent MERGEs (writers on several hosts): the
+                # server rolled the statement back, so running it again is safe.
+                self._reset_session()
+                if attempt == TRANSIENT_RETRIES:
+                    raise _translate(name, exc) from None
+                time.sleep(random.uniform(0, 0.05 * 2**attempt))
+            except _DRIVER_ERRORS as exc:
+                self._reset_session()
+                raise _translate(name, exc) from None
+        raise AssertionError("unreachable")
 
     def _reset_session(self) -> None:
         if self._open_session is not None:

@@ -1,0 +1,444 @@
+"""Negative evaluation: what must not be recalled is not recalled, on any path.
+
+:func:`run_negative` builds a scratch namespace of known facts, then forgets
+one, rejects one, corrects (supersedes) one, keeps one in another scope and
+leaves one pending. It asks a question aimed at each and looks for the fact's
+distinctive text (and its version ids) on every surface a reader can see:
+
+* ``entry_cues``: the cue-search entry cues' texts;
+* ``traversal``: the contents the graph traversal reached;
+* ``pool``, ``context``, ``answer``: the reranked pool, the synthesis context
+  and the synthesised answer;
+* ``flat_bm25``, ``flat_dense``: everything the flat baselines could return
+  (their whole ranking over the view's contents);
+* ``native``: the same reconstruction with dense cues from the database's own
+  vector index (entry cues, traversal, pool, context and answer together).
+
+Each category's *absence rate* is the share of (probe, surface) pairs where the
+text is absent; it must be 100%. The *presence* checks are the controls that
+keep this from passing vacuously: the same question finds the fact before it is
+forgotten or rejected, finds the corrected version, finds the old version when
+read ``as_of`` a time before the correction, finds the other scope's fact from
+a view of that scope, and finds the pending fact with ``include_pending``.
+
+The run is deterministic (fixed texts, a fixed clock, no model), writes to its
+own audit log in a temporary directory and deletes its namespace afterwards.
+"""
+
+from __future__ import annotations
+
+import itertools
+import tempfile
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mragent.audit import AuditLog
+from mragent.baselines import FlatRetriever
+from mragent.embedding import Embedder, default_embedder
+from mragent.errors import MragentError
+from mragent.genome import PRESETS, Genome
+from mragent.memories import Memories
+from mragent.memory import Memory, Reconstruction
+from mragent.principal import Principal
+from mragent.store.base import GraphStore
+from mragent.view import DEFAULT_SCOPE, ReadView
+
+CATEGORIES = ("forgotten", "rejected", "superseded", "out_of_scope", "pending", "as_of")
+ABSENCE_SURFACES = (
+    "entry_cues",
+    "traversal",
+    "pool",
+    "context",
+    "answer",
+    "flat_bm25",
+    "flat_dense",
+    "native",
+)
+# The controls need only show the question reaches the fact: the database's vector
+# index is shared by every namespace (and eventually consistent on Neo4j), so the
+# native run is an absence surface only.
+PRESENCE_SURFACES = ("pool", "context", "answer", "flat_bm25", "flat_dense")
+
+OTHER_SCOPE = "negative-eval-private"
+WRITER = Principal("human", "negative-writer")
+REVIEWER = Principal("human", "negative-reviewer")
+AGENT = Principal("agent", "negative-agent")
+EPOCH = 1_700_000_000.0  # the scratch memory's clock starts here (a known past time)
+TICK = 60.0  # seconds between two writes
+
+
+@dataclass(frozen=True)
+class Fact:
+    """A fact written to the scratch namespace and the questions aimed at it.
+
+    Attributes:
+        name: Its role in the evaluation.
+        text: The memory's text.
+        question: A question whose answer is in ``text`` (and not in the question).
+        answer: The distinctive text looked for on every surface.
+        mention: A question naming the first word of ``answer`` only.
+    """
+
+    name: str
+    text: str
+    question: str
+    answer: str
+    mention: str
+
+    def probes(self) -> tuple[tuple[str, str], ...]:
+        """(question, text looked for): the aimed question, and the mention, which
+        looks for the rest of the answer (a cue or passage completing a name the
+        reader gave is as much a leak as the answer to a question)."""
+        _, _, rest = self.answer.partition(" ")
+        return (self.question, self.answer), (self.mention, rest)
+
+
+FORGOTTEN = Fact(
+    "forgotten",
+    "The Orion archive is guarded by Tomas Brandt.",
+    "Who guards the Orion archive?",
+    "Tomas Brandt",
+    "Who is Tomas?",
+)
+REJECTED = Fact(
+    "rejected",
+    "The captain of the Vega ferry is Nadia Okafor.",
+    "Who is the captain of the Vega ferry?",
+    "Nadia Okafor",
+    "Who is Nadia?",
+)
+OLD_VERSION = Fact(
+    "superseded",
+    "The Lyra observatory is directed by Mara Voss.",
+    "Who directs the Lyra observatory?",
+    "Mara Voss",
+    "Who is Mara?",
+)
+NEW_VERSION = Fact(
+    "correction",
+    "The Lyra observatory is directed by Ilse Kruger.",
+    OLD_VERSION.question,
+    "Ilse Kruger",
+    "Who is Ilse?",
+)
+OUT_OF_SCOPE = Fact(
+    "out_of_scope",
+    "The Draco mine is managed by Pavel Lindqvist.",
+    "Who manages the Draco mine?",
+    "Pavel Lindqvist",
+    "Who is Pavel?",
+)
+PENDING = Fact(
+    "pending",
+    "The Cygnus bakery is owned by Rosa Velasquez.",
+    "Who owns the Cygnus bakery?",
+    "Rosa Velasquez",
+    "Who is Rosa?",
+)
+# Live, accepted neighbours: the views are never empty, and every question has
+# something else to find.
+DISTRACTORS = (
+    "The Perseus bridge was built by Anton Weiss.",
+    "The Andromeda library is kept by Lena Holm.",
+    "The Hydra lighthouse is tended by Omar Said.",
+    "The Pegasus stables are run by Greta Falk.",
+)
+
+
+@dataclass(frozen=True)
+class Check:
+    """One question asked through one read view, and where its text was found.
+
+    Attributes:
+        category: One of :data:`CATEGORIES`.
+        view: Which read view asked (``default``, ``include_pending``, ``as_of`` ...).
+        question: The question.
+        text: The distinctive text looked for.
+        expect: ``absent`` or ``present``.
+        found: Surface -> whether the text (or one of the fact's version ids) was there.
+    """
+
+    category: str
+    view: str
+    question: str
+    text: str
+    expect: str
+    found: dict[str, bool]
+
+    @property
+    def failures(self) -> list[str]:
+        """Surfaces that contradict the expectation."""
+        want = self.expect == "present"
+        return [surface for surface, seen in self.found.items() if seen != want]
+
+    @property
+    def passed(self) -> bool:
+        return not self.failures
+
+
+@dataclass
+class NegativeReport:
+    """What :func:`run_negative` found.
+
+    Attributes:
+        engine: The database engine evaluated.
+        ns: The scratch namespace (deleted when the run ends).
+        checks: Every absence probe and presence control.
+    """
+
+    engine: str
+    ns: str
+    checks: list[Check] = field(default_factory=list)
+
+    def _rate(self, category: str, expect: str) -> float:
+        pairs = [
+            seen == (expect == "present")
+            for check in self.checks
+            if check.category == category and check.expect == expect
+            for seen in check.found.values()
+        ]
+        return sum(pairs) / len(pairs) if pairs else 0.0
+
+    @property
+    def absence(self) -> dict[str, float]:
+        """Category -> share of (probe, surface) pairs where the text was absent."""
+        return {category: self._rate(category, "absent") for category in CATEGORIES}
+
+    @property
+    def presence(self) -> dict[str, float]:
+        """Category -> share of control (check, surface) pairs where the text was found."""
+        return {category: self._rate(category, "present") for category in CATEGORIES}
+
+    @property
+    def ok(self) -> bool:
+        """Every absence rate and every control at 100%."""
+        return all(rate == 1.0 for rate in [*self.absence.values(), *self.presence.values()])
+
+    def failures(self) -> list[str]:
+        """One line per failed check, naming the surfaces."""
+        return [
+            f"{c.category} ({c.view}, {c.question!r}): {c.text!r} "
+            + ("found on " if c.expect == "absent" else "missing from ")
+            + ", ".join(c.failures)
+            for c in self.checks
+            if not c.passed
+        ]
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready form (the ``negative`` section of ``bench --json``)."""
+        return {
+            "engine": self.engine,
+            "namespace": self.ns,
+            "ok": self.ok,
+            "absence": self.absence,
+            "presence": self.presence,
+            "failures": self.failures(),
+            "checks": [
+                {
+                    "category": c.category,
+                    "view": c.view,
+                    "question": c.question,
+                    "text": c.text,
+                    "expect": c.expect,
+                    "found": c.found,
+                }
+                for c in self.checks
+            ],
+        }
+
+
+Item = tuple[str | None, str]  # (id of the content or cue, text) on one surface
+
+
+class _Reader:
+    """One read view of the scratch namespace: a memory and its flat baselines."""
+
+    def __init__(
+        self, store: GraphStore, ns: str, view: ReadView, embedder: Embedder, genome: Genome
+    ) -> None:
+        self.memory = Memory(store, ns, embedder=embedder, view=view)
+        self.genome = genome
+        self.flat = {
+            method: FlatRetriever(self.memory.contents, method, embedder)
+            for method in ("bm25", "dense")
+        }
+
+    def surfaces(self, question: str, *, flat_k: int | None, native: bool) -> dict[str, list]:
+        """Surface -> items seen, for one question.
+
+        Args:
+            flat_k: How many flat hits count (None: the whole ranking).
+            native: Also run the reconstruction on the native vector index.
+        """
+        rec = self.memory.reconstruct(question, self.genome)
+        seen = _reconstruction_items(rec)
+        rows = self.memory.contents
+        for method, flat in self.flat.items():
+            hits = flat.search(question, len(rows) if flat_k is None else flat_k)
+            seen[f"flat_{method}"] = [(rows[i]["id"], _row_text(rows[i])) for i in hits]
+        if native:
+            native_rec = self.memory.reconstruct(question, self.genome, native_vector_index=True)
+            seen["native"] = [
+                i for items in _reconstruction_items(native_rec).values() for i in items
+            ]
+        return seen
+
+
+def _row_text(row: dict[str, Any]) -> str:
+    return f"{row['title'] or ''} {row['text']}"
+
+
+def _reconstruction_items(rec: Reconstruction) -> dict[str, list[Item]]:
+    return {
+        "entry_cues": [(cue.id, cue.text) for cue in rec.cues],
+        "traversal": [(c.id, f"{c.title} {c.text}") for c in rec.candidates],
+        "pool": [(r.candidate.id, f"{r.candidate.title} {r.candidate.text}") for r in rec.ranked],
+        "context": [(r.candidate.id, r.candidate.text) for r in rec.context.items]
+        + [(None, rec.context.text)],
+        "answer": [(None, rec.answer.text or ""), (None, rec.answer.sentence)],
+    }
+
+
+def _found(items: list[Item], text: str, ids: frozenset[str]) -> bool:
+    return any(text in body or (item_id is not None and item_id in ids) for item_id, body in items)
+
+
+class _Evaluation:
+    """The scratch namespace's write side, its read views and the checks collected."""
+
+    def __init__(
+        self, store: GraphStore, ns: str, audit: AuditLog, embedder: Embedder, genome: Genome
+    ) -> None:
+        ticks = itertools.count()
+        self.store, self.ns, self.embedder, self.genome = store, ns, embedder, genome
+        self.memories = Memories(
+            store, ns, audit, embedder=embedder, clock=lambda: EPOCH + TICK * next(ticks)
+        )
+        self.report = NegativeReport(store.capabilities.engine, ns)
+
+    def reader(self, view: ReadView) -> _Reader:
+        return _Reader(self.store, self.ns, view, self.embedder, self.genome)
+
+    def check(
+        self,
+        readers: dict[str, _Reader],
+        category: str,
+        fact: Fact,
+        expect: str,
+        ids: frozenset[str] = frozenset(),
+    ) -> None:
+        """Ask each of ``fact``'s probes through each reader; record where its text is."""
+        present = expect == "present"
+        surfaces = PRESENCE_SURFACES if present else ABSENCE_SURFACES
+        # A control looks for the text only: ids would find a version by another route.
+        look_ids = frozenset() if present else ids
+        flat_k = self.genome.maxContent if present else None
+        for view_name, reader in readers.items():
+            for question, text in fact.probes():
+                seen = reader.surfaces(question, flat_k=flat_k, native=not present)
+                found = {s: _found(seen[s], text, look_ids) for s in surfaces}
+                self.report.checks.append(Check(category, view_name, question, text, expect, found))
+
+
+def run_negative(
+    store: GraphStore,
+    genome: Genome | None = None,
+    *,
+    embedder: Embedder | None = None,
+) -> NegativeReport:
+    """Run the negative evaluation in a scratch namespace of ``store``.
+
+    Args:
+        store: An open store (any engine).
+        genome: The reconstruction's parameters (default: the default preset).
+        embedder: The embedder to write and read with (default: the default one).
+
+    Returns:
+        The report; ``report.ok`` is False if anything leaked or a control failed.
+    """
+    genome = genome or PRESETS["default"]
+    embedder = embedder or default_embedder()
+    ns = f"negative-eval-{uuid.uuid4().hex[:12]}"
+    with tempfile.TemporaryDirectory(prefix="mragent-negative-") as tmp:
+        evaluation = _Evaluation(store, ns, AuditLog(Path(tmp) / "audit.jsonl"), embedder, genome)
+        try:
+            _evaluate(evaluation)
+        finally:
+            store.run("delete_namespace", {"ns": ns})
+    return evaluation.report
+
+
+def _evaluate(ev: _Evaluation) -> None:
+    """Write the facts, take the controls, apply the changes, probe every view."""
+    mem = ev.memories
+    for text in DISTRACTORS:
+        mem.remember(text, principal=WRITER)
+    forgotten = mem.remember(FORGOTTEN.text, principal=WRITER)
+    rejected = mem.remember(REJECTED.text, principal=AGENT)
+    old = mem.remember(OLD_VERSION.text, principal=WRITER)
+    private = mem.remember(OUT_OF_SCOPE.text, principal=WRITER, scope=OTHER_SCOPE)
+    pending = mem.remember(PENDING.text, principal=AGENT)
+    if (rejected.trust, pending.trust) != ("pending", "pending"):
+        raise MragentError("negative evaluation: an agent's memory did not start pending")
+    # Every fact is recorded by now; the changes below come later on the clock.
+    before = mem.clock()
+
+    # Controls before the changes: the questions do reach the facts.
+    ev.check({"default": ev.reader(ReadView())}, "forgotten", FORGOTTEN, "present")
+    ev.check({"default": ev.reader(ReadView())}, "superseded", OLD_VERSION, "present")
+    ev.check(
+        {"include_pending": ev.reader(ReadView(include_pending=True))},
+        "rejected",
+        REJECTED,
+        "present",
+    )
+
+    mem.forget(forgotten.id, principal=WRITER, reason="negative evaluation")
+    mem.reject(rejected.id, principal=REVIEWER)
+    new = mem.correct(old.id, NEW_VERSION.text, principal=WRITER)
+
+    default = ev.reader(ReadView())
+    with_pending = ev.reader(ReadView(include_pending=True))
+    as_of = ev.reader(ReadView(as_of=before))
+    as_of_pending = ev.reader(ReadView(include_pending=True, as_of=before))
+    every_view = {
+        "default": default,
+        "include_pending": with_pending,
+        "as_of": as_of,
+        "as_of+include_pending": as_of_pending,
+    }
+    ev.check(every_view, "forgotten", FORGOTTEN, "absent", frozenset({forgotten.id}))
+    ev.check(every_view, "rejected", REJECTED, "absent", frozenset({rejected.id}))
+    ev.check(
+        {"default": default, "include_pending": with_pending},
+        "superseded",
+        OLD_VERSION,
+        "absent",
+        frozenset({old.id}),
+    )
+    ev.check(every_view, "out_of_scope", OUT_OF_SCOPE, "absent", frozenset({private.id}))
+    ev.check(
+        {"default": default, "as_of": as_of}, "pending", PENDING, "absent", frozenset({pending.id})
+    )
+    ev.check(
+        {"as_of": as_of, "as_of+include_pending": as_of_pending},
+        "as_of",
+        NEW_VERSION,
+        "absent",
+        frozenset({new.id}),
+    )
+
+    # Controls after the changes: the live counterpart of each is found.
+    ev.check({"default": default}, "superseded", NEW_VERSION, "present")
+    ev.check({"as_of": as_of}, "as_of", OLD_VERSION, "present")
+    ev.check(
+        {OTHER_SCOPE: ev.reader(ReadView(scopes=(OTHER_SCOPE,)))},
+        "out_of_scope",
+        OUT_OF_SCOPE,
+        "present",
+    )
+    ev.check({"include_pending": with_pending}, "pending", PENDING, "present")
+    both = ReadView(scopes=(DEFAULT_SCOPE, OTHER_SCOPE))
+    ev.check({"both scopes": ev.reader(both)}, "out_of_scope", OUT_OF_SCOPE, "present")

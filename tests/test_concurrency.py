@@ -1,0 +1,114 @@
+"""Nothing lost: real processes remembering concurrently into one namespace.
+
+Each of ``WORKERS`` spawned processes opens its own connection and remembers
+``PER_WORKER`` distinct texts through :meth:`Memories.remember`, all appending
+to one audit log. Afterwards every memory is there exactly once, readable by id,
+and the audit log verifies against the namespace's anchor with one record per
+memory. Run against the embedded FalkorDB and, when reachable, Neo4j.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import time
+import uuid
+from collections import Counter
+from multiprocessing.synchronize import Event
+from pathlib import Path
+
+import pytest
+
+from mragent.audit import AuditLog, read_records, verify
+from mragent.memories import Memories
+from mragent.principal import Principal
+from mragent.store import open_store
+from mragent.view import ReadView
+
+WORKERS = 4
+PER_WORKER = 15
+START_TIMEOUT = 120.0
+JOIN_TIMEOUT = 300.0
+
+
+def _text(worker: int, i: int) -> str:
+    return f"Worker {worker} noted fact number {i}: crate {worker * 1000 + i} is in bay {i}."
+
+
+def _writer(url: str, ns: str, audit_path: str, out_path: str, worker: int, start: Event) -> None:
+    """One process: connect, wait for the others, remember PER_WORKER texts."""
+    principal = Principal("human", f"writer{worker}")
+    with open_store(url) as store:
+        memories = Memories(store, ns, AuditLog(Path(audit_path)))
+        start.wait(START_TIMEOUT)  # every writer begins at once: the first writes race too
+        ids = [
+            memories.remember(_text(worker, i), principal=principal).id for i in range(PER_WORKER)
+        ]
+    Path(out_path).write_text(json.dumps(ids))
+
+
+def _engine_url(engine: str, engine_urls: dict[str, str | None]) -> str:
+    url = engine_urls[engine]
+    if url is None:
+        pytest.skip(f"{engine} not reachable")
+    return url
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("engine", ["falkordb", "neo4j"])
+def test_concurrent_writers_lose_nothing(
+    engine: str, engine_urls: dict[str, str | None], tmp_path: Path
+) -> None:
+    url = _engine_url(engine, engine_urls)
+    ns = f"t-conc-{uuid.uuid4().hex[:10]}"
+    audit_path = tmp_path / "shared-audit.jsonl"
+    ctx = multiprocessing.get_context("spawn")
+    start = ctx.Event()
+    outs = [tmp_path / f"ids-{w}.json" for w in range(WORKERS)]
+    procs = [
+        ctx.Process(target=_writer, args=(url, ns, str(audit_path), str(outs[w]), w, start))
+        for w in range(WORKERS)
+    ]
+    try:
+        for proc in procs:
+            proc.start()
+        time.sleep(1.0)  # let every process import and connect before the start signal
+        began = time.perf_counter()
+        start.set()
+        for proc in procs:
+            proc.join(JOIN_TIMEOUT)
+        elapsed = time.perf_counter() - began
+        assert [proc.exitcode for proc in procs] == [0] * WORKERS
+        print(f"\n{engine}: {WORKERS} processes x {PER_WORKER} memories in {elapsed:.2f} s")
+
+        written = [mid for out in outs for mid in json.loads(out.read_text())]
+        total = WORKERS * PER_WORKER
+        assert len(written) == len(set(written)) == total
+        with open_store(url) as store:
+            rows = store.run(
+                "memory_ids", {"ns": ns, "scopes": ["shared"], "include_forgotten": True}
+            )
+            assert Counter(row["id"] for row in rows) == Counter(written)
+            snapshot = store.run("content_snapshot", {"ns": ns, **ReadView().params()})
+            texts = Counter(row["text"] for row in snapshot)
+            expected = Counter(_text(w, i) for w in range(WORKERS) for i in range(PER_WORKER))
+            assert texts == expected  # each text exactly once, none lost, none doubled
+            memories = Memories(store, ns, AuditLog(audit_path))
+            records = {r.id: r for r in memories.records(written)}
+            assert set(records) == set(written)
+            assert all(r.trust == "accepted" and r.current for r in records.values())
+            spaces = [row for row in store.run("namespaces", {}) if row["ns"] == ns]
+            assert len(spaces) == 1, spaces  # one MemorySpace, one anchor
+            anchor = (int(spaces[0]["audit_seq"]), spaces[0]["audit_head"])
+        report = verify(audit_path, {ns: anchor})
+        assert report.ok, report.problems
+        assert not report.warnings, report.warnings
+        assert report.records == total and anchor[0] == total
+        logged = read_records(audit_path)
+        assert Counter(r.target for r in logged if r.action == "remember") == Counter(written)
+    finally:
+        for proc in procs:
+            if proc.is_alive():
+                proc.kill()
+        with open_store(url) as store:
+            store.run("delete_namespace", {"ns": ns})
