@@ -95,3 +95,22 @@ def test_agent_memory_waits_for_a_human_review(falkordb_url: str) -> None:
     assert code == 0, output
     code, output = _cli("recall", "Where is the build server?", "--json", *common)
     assert json.loads(output)["answer"] == "Oslo"
+
+
+def test_explain_and_recall_read_only_the_scopes_asked_for(falkordb_url: str) -> None:
+    ns = f"cli-scope-{uuid.uuid4().hex[:8]}"
+    common = ("--ns", ns, "--db", falkordb_url)
+    code, output = _cli(
+        "remember", "The vault code is kept in Zurich.", "--scope", "team-a",
+        "--principal", "human:ana", *common,
+    )  # fmt: skip
+    assert code == 0, output
+    question = "Where is the vault code kept?"
+    code, output = _cli("recall", question, "--json", *common)
+    assert json.loads(output)["context"] == []  # the default scope is 'shared'
+    code, output = _cli("recall", question, "--scope", "team-a", "--json", *common)
+    assert json.loads(output)["answer"] == "Zurich"
+    code, output = _cli("explain", question, *common)
+    assert code == 0 and "Zurich" not in output
+    code, output = _cli("explain", question, "--scope", "team-a", *common)
+    assert code == 0 and "Zurich" in output, output

@@ -21,7 +21,9 @@ from mragent.errors import (
     MragentError,
     WriteRefused,
 )
+from mragent.records import parse_time
 from mragent.store.base import GraphStore
+from mragent.view import DEFAULT_SCOPE, ReadView
 
 console = Console(stderr=True)
 out = Console()
@@ -73,6 +75,22 @@ AuditLogOption = Annotated[
     ),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
+IncludePendingOption = Annotated[
+    bool, typer.Option(help="Read pending memories too (their evidence is halved).")
+]
+AsOfOption = Annotated[
+    str | None,
+    typer.Option(help="Reconstruct what was believed at this record time (ISO-8601)."),
+]
+
+
+def read_view(scopes: list[str] | None, include_pending: bool, as_of: str | None) -> ReadView:
+    """The read view the --scope, --include-pending and --as-of options describe."""
+    return ReadView(
+        scopes=tuple(scopes or (DEFAULT_SCOPE,)),
+        include_pending=include_pending,
+        as_of=None if as_of is None else parse_time(as_of, "--as-of"),
+    )
 
 
 class Dataset(str, Enum):

@@ -8,7 +8,18 @@ from typing import Annotated
 import typer
 
 from mragent.bench import corpus_namespace, ensure_ingested
-from mragent.cli.common import CorpusNsOption, DbOption, GenomeOption, cli_errors, console, out
+from mragent.cli.common import (
+    AsOfOption,
+    CorpusNsOption,
+    DbOption,
+    GenomeOption,
+    IncludePendingOption,
+    ScopesOption,
+    cli_errors,
+    console,
+    out,
+    read_view,
+)
 from mragent.corpus import load_corpus, reference_corpus_path, validate_namespace
 from mragent.errors import ConfigError
 from mragent.explain import browser_cypher, build_trace, render_trace
@@ -51,12 +62,16 @@ def explain_command(
         Path | None,
         typer.Option("--html", help="Write a standalone interactive graph of the trace here."),
     ] = None,
+    scope: ScopesOption = None,
+    include_pending: IncludePendingOption = False,
+    as_of: AsOfOption = None,
 ) -> None:
     """Explain how one question is answered: cues, paths, pruning, ranking, answer, timings."""
     with cli_errors():
         if not question.strip():
             raise ConfigError("the question is empty")
         chosen = load_genome(genome)
+        view = read_view(scope, include_pending, as_of)
         path = corpus or (None if ns else reference_corpus_path())
         data = load_corpus(path) if path else None
         namespace = validate_namespace(ns) if ns else corpus_namespace(path)
@@ -65,7 +80,7 @@ def explain_command(
                 console.print(
                     f"ingested {len(data.contents)} contents into {namespace!r}", highlight=False
                 )
-            trace = build_trace(Memory(store, namespace), question, chosen)
+            trace = build_trace(Memory(store, namespace, view=view), question, chosen)
             render_trace(trace, console if cypher else out)
             if persist:
                 trace_id = persist_trace(store, trace)

@@ -14,9 +14,11 @@ import typer
 
 from mragent.audit import AuditLog, default_audit_path
 from mragent.cli.common import (
+    AsOfOption,
     AuditLogOption,
     DbOption,
     GenomeOption,
+    IncludePendingOption,
     JsonOption,
     NsOption,
     PrincipalOption,
@@ -24,6 +26,7 @@ from mragent.cli.common import (
     ScopesOption,
     cli_errors,
     out,
+    read_view,
     say,
 )
 from mragent.corpus import validate_namespace
@@ -34,7 +37,7 @@ from mragent.memory import Memory
 from mragent.principal import parse_principal
 from mragent.records import MemoryRecord, iso, parse_time
 from mragent.store import open_store
-from mragent.view import DEFAULT_SCOPE, ReadView, validate_scope
+from mragent.view import DEFAULT_SCOPE, validate_scope
 
 IdArgument = Annotated[str, typer.Argument(help="Id of a memory version.")]
 ReasonOption = Annotated[str, typer.Option("--reason", help="Why (kept in the audit log).")]
@@ -201,14 +204,8 @@ def recall_command(
     question: Annotated[str, typer.Argument(help="The question.")],
     ns: NsOption = "default",
     scope: ScopesOption = None,
-    include_pending: Annotated[
-        bool,
-        typer.Option(help="Read pending memories too (their evidence is halved)."),
-    ] = False,
-    as_of: Annotated[
-        str | None,
-        typer.Option(help="Reconstruct what was believed at this record time (ISO-8601)."),
-    ] = None,
+    include_pending: IncludePendingOption = False,
+    as_of: AsOfOption = None,
     genome: GenomeOption = None,
     db: DbOption = None,
     as_json: JsonOption = False,
@@ -217,11 +214,7 @@ def recall_command(
     with cli_errors():
         if not question.strip():
             raise ConfigError("the question is empty")
-        view = ReadView(
-            scopes=tuple(scope or (DEFAULT_SCOPE,)),
-            include_pending=include_pending,
-            as_of=_time(as_of, "--as-of"),
-        )
+        view = read_view(scope, include_pending, as_of)
         chosen = load_genome(genome)
         with open_store(db) as store:
             rec = Memory(store, validate_namespace(ns), view=view).reconstruct(question, chosen)
