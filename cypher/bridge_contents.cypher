@@ -15,6 +15,8 @@ MATCH (a)-[:LINKED_TO]->(b:Tag)-[:REFERENCES]->(s)
 WHERE b.ns = $ns AND b.scope IN $scopes
 MATCH (b)-[r2:REFERENCES]->(m:Content)
 WHERE r2.weight >= 1.0 AND m <> s
-  AND m.ns = $ns AND m.scope IN $scopes AND m.forgotten_at IS NULL AND m.trust IN $trust
+  AND m.ns = $ns AND m.scope IN $scopes AND m.forgotten_at IS NULL
   AND m.recorded_at <= $as_of AND (m.superseded_at IS NULL OR m.superseded_at > $as_of)
+  AND (CASE WHEN m.trust_since <= $as_of THEN m.trust
+         ELSE m.trust_log[size([x IN m.trust_at WHERE x <= $as_of]) - 1] END) IN $trust
 RETURN DISTINCT s.id AS seed_id, m.id AS content_id

@@ -5,7 +5,11 @@
 // The same view predicate as traverse.cypher: a forgotten, rejected, superseded or
 // out-of-scope content is in no retrieval path, flat ones included.
 MATCH (m:Content)
-WHERE m.ns = $ns AND m.scope IN $scopes AND m.forgotten_at IS NULL AND m.trust IN $trust
+WHERE m.ns = $ns AND m.scope IN $scopes AND m.forgotten_at IS NULL
   AND m.recorded_at <= $as_of AND (m.superseded_at IS NULL OR m.superseded_at > $as_of)
-RETURN m.id AS id, m.key AS key, m.title AS title, m.text AS text, m.trust AS trust
+  AND (CASE WHEN m.trust_since <= $as_of THEN m.trust
+         ELSE m.trust_log[size([x IN m.trust_at WHERE x <= $as_of]) - 1] END) IN $trust
+RETURN m.id AS id, m.key AS key, m.title AS title, m.text AS text,
+       CASE WHEN m.trust_since <= $as_of THEN m.trust
+            ELSE m.trust_log[size([x IN m.trust_at WHERE x <= $as_of]) - 1] END AS trust
 ORDER BY m.key

@@ -7,8 +7,10 @@
 // show that memory's words.
 MATCH (c:Cue)-[:LINKED_TO]->(t:Tag)-[:REFERENCES]->(m:Content)
 WHERE c.ns = $ns AND c.scope IN $scopes AND t.scope IN $scopes
-  AND m.ns = $ns AND m.scope IN $scopes AND m.forgotten_at IS NULL AND m.trust IN $trust
+  AND m.ns = $ns AND m.scope IN $scopes AND m.forgotten_at IS NULL
   AND m.recorded_at <= $as_of AND (m.superseded_at IS NULL OR m.superseded_at > $as_of)
+  AND (CASE WHEN m.trust_since <= $as_of THEN m.trust
+         ELSE m.trust_log[size([x IN m.trust_at WHERE x <= $as_of]) - 1] END) IN $trust
 WITH DISTINCT c
 RETURN c.id AS id, c.text AS text, c.embedding AS embedding
 ORDER BY c.text, c.id

@@ -5,5 +5,7 @@
 MATCH (m:Content {id: $id})
 WHERE m.ns = $ns AND m.scope IN $scopes AND m.forgotten_at IS NULL
   AND m.principal <> $principal
-SET m.trust = 'accepted', m.reviewed_by = $principal, m.reviewed_at = $at
+SET m.trust = 'accepted', m.reviewed_by = $principal, m.reviewed_at = $at,
+    m.trust_at = m.trust_at + [$at], m.trust_log = m.trust_log + ['accepted'],
+    m.trust_since = $at
 RETURN m.id AS id

@@ -6,9 +6,15 @@
 MATCH (m:Content {id: $id})
 WHERE m.ns = $ns AND m.scope IN $scopes AND m.forgotten_at IS NULL
   AND m.principal <> $principal
-SET m.trust = 'rejected', m.reviewed_by = $principal, m.reviewed_at = $at
+SET m.trust = 'rejected', m.reviewed_by = $principal, m.reviewed_at = $at,
+    m.trust_at = m.trust_at + [$at], m.trust_log = m.trust_log + ['rejected'],
+    m.trust_since = $at
 WITH m
 OPTIONAL MATCH (d:Content)-[:DEPENDS_ON*1..32]->(m)
 WHERE d.ns = $ns AND d.scope IN $scopes AND d.trust = 'accepted'
-SET d.trust = 'pending'
-RETURN m.id AS id, collect(DISTINCT d.id) AS demoted
+// Distinct first: a dependent reached by two chains is demoted (and logged) once.
+WITH m, collect(DISTINCT d) AS demoted
+FOREACH (d IN demoted |
+  SET d.trust = 'pending', d.trust_at = d.trust_at + [$at],
+      d.trust_log = d.trust_log + ['pending'], d.trust_since = $at)
+RETURN m.id AS id, [d IN demoted | d.id] AS demoted

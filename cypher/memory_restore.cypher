@@ -17,5 +17,6 @@ ON CREATE SET m.key = rec.key, m.text = rec.text, m.title = rec.title,
   m.valid_to = rec.valid_to, m.forgotten_at = rec.forgotten_at,
   m.forget_reason = rec.forget_reason, m.purged_at = rec.purged_at,
   m.reviewed_by = rec.reviewed_by, m.reviewed_at = rec.reviewed_at,
-  m.given_tags = rec.given_tags, m.given_cues = rec.given_cues
+  m.given_tags = rec.given_tags, m.given_cues = rec.given_cues,
+  m.trust_at = rec.trust_at, m.trust_log = rec.trust_log, m.trust_since = rec.trust_at[-1]
 RETURN m.id AS id

@@ -13,22 +13,27 @@
 // content last). Texts are not returned: the caller holds them, and nested maps
 // and long strings dominate the client's parse time.
 // The read view: every node on a path lies in one of $scopes; the content is live
-// (not forgotten), in a trust state of $trust, and was the current version at
-// record time $as_of. A pending content's evidence is scaled by $pending_weight.
+// (not forgotten), was the current version at record time $as_of and was then in a
+// trust state of $trust. A pending content's evidence is scaled by $pending_weight.
 UNWIND $cues AS cue
 // Bind the entry cue first: given the whole pattern at once, FalkorDB's planner
 // starts from every Content of the namespace and walks backwards (15x slower).
 MATCH (c:Cue {id: cue.id})
 WITH cue, c WHERE c.ns = $ns AND c.scope IN $scopes
 MATCH p = (c:Cue)-[:LINKED_TO*1..{{depth}}]->(t:Tag)-[:REFERENCES]->(m:Content)
-WHERE m.ns = $ns AND m.scope IN $scopes AND m.forgotten_at IS NULL AND m.trust IN $trust
+WHERE m.ns = $ns AND m.scope IN $scopes AND m.forgotten_at IS NULL
   AND m.recorded_at <= $as_of AND (m.superseded_at IS NULL OR m.superseded_at > $as_of)
   AND all(n IN nodes(p) WHERE n.ns = $ns AND n.scope IN $scopes)
   AND all(r IN relationships(p) WHERE r.rank <= $fanout)
   AND all(n IN nodes(p) WHERE single(x IN nodes(p) WHERE x = n))
+// The trust state at $as_of: the current one unless it changed after $as_of.
+WITH cue, m, p,
+     CASE WHEN m.trust_since <= $as_of THEN m.trust
+          ELSE m.trust_log[size([x IN m.trust_at WHERE x <= $as_of]) - 1] END AS trust
+WHERE trust IN $trust
 WITH m, p, length(p) - 1 AS hops,
      reduce(e = cue.score, r IN relationships(p) | e * r.weight) * $decay ^ (length(p) - 2)
-       * CASE WHEN m.trust = 'accepted' THEN 1.0 ELSE $pending_weight END AS evidence
+       * CASE WHEN trust = 'accepted' THEN 1.0 ELSE $pending_weight END AS evidence
 WHERE evidence >= $prune
 WITH m, p, hops, evidence ORDER BY evidence DESC
 WITH m, max(evidence) AS best, count(p) AS paths, sum(2 * length(p) + 1) AS elements,

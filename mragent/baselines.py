@@ -35,7 +35,8 @@ class FlatRetriever:
             # Plain Okapi BM25, as the published baselines compute it (stop words kept).
             self.bm25 = BM25(docs, stopwords=False)
         elif method == "dense":
-            self.matrix = embedder.embed(docs) if docs else np.zeros((0, 1), np.float32)
+            dim = embedder.identity.dimension
+            self.matrix = embedder.embed(docs) if docs else np.zeros((0, dim), np.float32)
         else:
             raise ValueError(f"unknown flat method {method!r}")
 

@@ -410,7 +410,15 @@ def _evaluate(ev: _Evaluation) -> None:
         "as_of+include_pending": as_of_pending,
     }
     ev.check(every_view, "forgotten", FORGOTTEN, "absent", frozenset({forgotten.id}))
-    ev.check(every_view, "rejected", REJECTED, "absent", frozenset({rejected.id}))
+    # Before its rejection the agent's memory was pending: a read at that record time
+    # with pending memories sees it (a control below), every other view must not.
+    ev.check(
+        {"default": default, "include_pending": with_pending, "as_of": as_of},
+        "rejected",
+        REJECTED,
+        "absent",
+        frozenset({rejected.id}),
+    )
     ev.check(
         {"default": default, "include_pending": with_pending},
         "superseded",
@@ -440,5 +448,6 @@ def _evaluate(ev: _Evaluation) -> None:
         "present",
     )
     ev.check({"include_pending": with_pending}, "pending", PENDING, "present")
+    ev.check({"as_of+include_pending": as_of_pending}, "rejected", REJECTED, "present")
     both = ReadView(scopes=(DEFAULT_SCOPE, OTHER_SCOPE))
     ev.check({"both scopes": ev.reader(both)}, "out_of_scope", OUT_OF_SCOPE, "present")

@@ -13,7 +13,7 @@ import json
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 TrustState = Literal["pending", "accepted", "rejected"]
 
@@ -42,10 +42,28 @@ class MemoryRecord(BaseModel):
     purged_at: float | None = None
     reviewed_by: str | None = None
     reviewed_at: float | None = None
+    # Every trust state the version has had and when it began, oldest first; the
+    # last is ``trust``. Read by as-of recall; empty in files that predate it.
+    trust_at: list[float] = Field(default_factory=list)
+    trust_log: list[TrustState] = Field(default_factory=list)
     given_tags: list[str] | None = None
     given_cues: list[str] | None = None
     supersedes: list[str] = Field(default_factory=list)
     depends_on: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _trust_history(self) -> MemoryRecord:
+        if not self.trust_at and not self.trust_log:
+            # A record without history has had one state since it was recorded.
+            object.__setattr__(self, "trust_at", [self.recorded_at])
+            object.__setattr__(self, "trust_log", [self.trust])
+        if len(self.trust_at) != len(self.trust_log):
+            raise ValueError("trust_at and trust_log must have the same length")
+        if self.trust_log[-1] != self.trust:
+            raise ValueError(f"trust_log ends in {self.trust_log[-1]!r}, not trust {self.trust!r}")
+        if self.trust_at != sorted(self.trust_at) or self.trust_at[0] < self.recorded_at:
+            raise ValueError("trust_at must be ascending and start at or after recorded_at")
+        return self
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> MemoryRecord:

@@ -43,7 +43,8 @@ class ReadView:
         scopes: Scopes read (every node outside them is invisible).
         include_pending: Read pending memories too, their evidence scaled by
             ``pending_weight``; accepted ones are always read, rejected never.
-        as_of: Record time (epoch seconds) to read at; None: now, at each query.
+        as_of: Record time (epoch seconds) to read at: the versions current then, in
+            the trust state each had then; None: now, at each query.
         pending_weight: Evidence multiplier for pending memories, in (0, 1].
     """
 

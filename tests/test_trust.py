@@ -365,7 +365,7 @@ def test_the_negative_evaluation_finds_nothing_on_this_engine(store: GraphStore)
 @pytest.mark.parametrize(
     "predicate, leaks",
     [
-        ("m.trust IN $trust", {"rejected", "pending"}),
+        (" IN $trust", {"rejected", "pending"}),
         ("m.forgotten_at IS NULL", {"forgotten"}),
         ("(m.superseded_at IS NULL OR m.superseded_at > $as_of)", {"superseded"}),
         ("m.recorded_at <= $as_of", {"as_of"}),
@@ -380,7 +380,9 @@ def test_the_negative_evaluation_catches_a_dropped_view_predicate(
     execute = store._execute
 
     def without_predicate(name: str, text: str, params: dict) -> list[dict]:
-        return execute(name, text.replace(predicate, "true"), params)
+        # The trust test drops ` IN $trust`, leaving a condition that always holds.
+        replacement = " IS NOT NULL" if predicate == " IN $trust" else "true"
+        return execute(name, text.replace(predicate, replacement), params)
 
     store._execute = without_predicate  # type: ignore[method-assign]
     try:
@@ -420,7 +422,7 @@ def test_bench_exits_5_when_something_leaks(
     execute = type(store)._execute
 
     def leaky(self: GraphStore, name: str, text: str, params: dict) -> list[dict]:
-        return execute(self, name, text.replace("m.trust IN $trust", "true"), params)
+        return execute(self, name, text.replace(" IN $trust", " IS NOT NULL"), params)
 
     monkeypatch.setattr(type(store), "_execute", leaky)
     report_path = tmp_path / "bench.json"
@@ -459,3 +461,35 @@ def test_audit_verify_detects_an_edited_record(
     audit_log_path.write_bytes(b"".join(lines[:1]) + b"".join(lines[2:]))  # delete it instead
     deleted = runner.invoke(app, verify)
     assert deleted.exit_code == 4, deleted.output
+
+
+# --- trust in record time ------------------------------------------------------------
+
+
+def test_as_of_reads_the_trust_state_a_memory_had_then(
+    store: GraphStore, ns: str, audit_log_path: Path
+) -> None:
+    # t=0 an agent writes A (pending); t=100 a human writes B resting on A (accepted);
+    # t=200 A is accepted; t=300 A is rejected, which returns B to pending.
+    memories = Memories(store, ns, AuditLog(audit_log_path), clock=_clock(0.0, 100.0))
+    a = memories.remember("Marie Curie was born in Warsaw.", principal=SCOUT)
+    b = memories.remember("The Vistula flows through Krakow.", principal=ANA, depends_on=[a.id])
+    memories.accept(a.id, principal=ANA)
+    assert memories.reject(a.id, principal=BOB) == [b.id]
+
+    def visible(at: float, pending: bool = False) -> set[str]:
+        view = ReadView(as_of=at, include_pending=pending)
+        return {row["id"] for row in _snapshot(store, ns, view)} & {a.id, b.id}
+
+    def reached(at: float) -> set[str]:
+        memory = Memory(store, ns, view=ReadView(as_of=at))
+        return _everywhere(memory, "Where was Marie Curie born?") & {a.id, b.id}
+
+    assert visible(50) == set() and visible(50, pending=True) == {a.id}
+    assert visible(150) == {b.id}
+    assert visible(250) == {a.id, b.id} and reached(250) == {a.id, b.id}
+    assert visible(350) == set() and reached(350) == set()
+    assert visible(350, pending=True) == {b.id}  # demoted, not rejected
+    record = memories.get(b.id)
+    assert (record.trust_log, record.trust_at) == (["accepted", "pending"], [100.0, 300.0])
+    assert memories.get(a.id).trust_log == ["pending", "accepted", "rejected"]
