@@ -45,8 +45,10 @@ def main() -> None:
         start = time.perf_counter()
         report = ingest(store, corpus, ns, principal=BENCH, audit=AuditLog())
         elapsed = time.perf_counter() - start
-        print(f"{engine:9s} ingest {args.contents} contents in {elapsed:6.1f} s = "
-              f"{args.contents / elapsed:7.0f} contents/s  {report.nodes_after}")
+        print(
+            f"{engine:9s} ingest {args.contents} contents in {elapsed:6.1f} s = "
+            f"{args.contents / elapsed:7.0f} contents/s  {report.nodes_after}"
+        )
         memories[engine] = Memory(store, ns)
     rng = random.Random(1)
     questions = [q.question for q in corpus.questions]
@@ -65,8 +67,10 @@ def main() -> None:
         line = [f"depth {depth}:"]
         for engine, values in times.items():
             values.sort()
-            line.append(f"{engine} p50 {statistics.median(values):6.2f} ms "
-                        f"p95 {values[int(0.95 * len(values)) - 1]:6.2f} ms")
+            line.append(
+                f"{engine} p50 {statistics.median(values):6.2f} ms "
+                f"p95 {values[int(0.95 * len(values)) - 1]:6.2f} ms"
+            )
         if len(times) == 2:
             ratio = statistics.median(times["neo4j"]) / statistics.median(times["falkordb"])
             line.append(f"neo4j/falkordb p50 ratio {ratio:.2f}")

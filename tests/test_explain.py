@@ -21,6 +21,7 @@ from mragent.errors import MragentError
 from mragent.explain import Fate, Trace, browser_cypher, build_trace, checked_id, render_trace
 from mragent.genome import PRESETS, Genome, PromptStrategy
 from mragent.html_view import write_html
+from mragent.ingest import namespace_stats
 from mragent.memory import Memory
 from mragent.store import open_store
 from mragent.store.base import GraphStore
@@ -130,7 +131,10 @@ def test_persisted_traces_are_capped_and_invisible_to_retrieval(
 ) -> None:
     trace = build_trace(memory, QUESTION, DEFAULT)
     before = memory.reconstruct(QUESTION, DEFAULT)
+    memories_before = namespace_stats(store, ns)
     ids = [persist_trace(store, trace) for _ in range(TRACE_CAP + 2)]
+    # Telemetry has its own cap: filling it evicts traces, never a memory.
+    assert namespace_stats(store, ns) == memories_before
     stored = list_traces(store, ns, limit=TRACE_CAP + 10)
     assert len(stored) == TRACE_CAP == 100
     assert [row["id"] for row in stored] == ids[::-1][:TRACE_CAP]  # the two oldest went
