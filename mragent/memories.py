@@ -285,6 +285,8 @@ class Memories:
         Returns:
             The ids of the versions purged.
         """
+        if not reason.strip():
+            raise ConfigError("--reason is required: say why the memory is purged")
         record = self.get(memory_id, scope)
         if not record.forgotten:
             self.forget(memory_id, principal=principal, reason=reason, scope=scope)

@@ -7,6 +7,8 @@ the memory's rules (forgotten text, superseded version, unknown id).
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
@@ -34,7 +36,7 @@ from mragent.errors import ConfigError
 from mragent.genome import load_genome
 from mragent.memories import Memories
 from mragent.memory import Memory
-from mragent.principal import parse_principal
+from mragent.principal import Principal, parse_principal
 from mragent.records import MemoryRecord, iso, parse_time
 from mragent.store import open_store
 from mragent.view import DEFAULT_SCOPE, validate_scope
@@ -46,6 +48,17 @@ ReasonOption = Annotated[str, typer.Option("--reason", help="Why (kept in the au
 def audit_log(path: Path | None) -> AuditLog:
     """The audit log at ``path``, or the default one."""
     return AuditLog(path or default_audit_path())
+
+
+@contextmanager
+def writing(
+    principal: str | None, ns: str, db: str | None, audit: Path | None
+) -> Iterator[tuple[Memories, Principal]]:
+    """Check the principal and namespace, then open the write side of ``ns``."""
+    who = parse_principal(principal)
+    validate_namespace(ns)
+    with open_store(db) as store:
+        yield Memories(store, ns, audit_log(audit)), who
 
 
 def _time(value: str | None, option: str) -> float | None:
@@ -77,25 +90,20 @@ def remember_command(
     as_json: JsonOption = False,
 ) -> None:
     """Remember a text. Agents' memories start pending unless the namespace trusts them."""
-    with cli_errors():
-        who = parse_principal(principal)
-        validate_namespace(ns)
-        validate_scope(scope)
-        start, end = _time(valid_from, "--valid-from"), _time(valid_to, "--valid-to")
-        with open_store(db) as store:
-            result = Memories(store, ns, audit_log(audit)).remember(
-                text,
-                principal=who,
-                scope=scope,
-                title=title,
-                source=source,
-                cues=cue,
-                tags=tag,
-                depends_on=depends_on or (),
-                valid_from=start,
-                valid_to=end,
-                readmit=readmit,
-            )
+    with cli_errors(), writing(principal, ns, db, audit) as (memories, who):
+        result = memories.remember(
+            text,
+            principal=who,
+            scope=validate_scope(scope),
+            title=title,
+            source=source,
+            cues=cue,
+            tags=tag,
+            depends_on=depends_on or (),
+            valid_from=_time(valid_from, "--valid-from"),
+            valid_to=_time(valid_to, "--valid-to"),
+            readmit=readmit,
+        )
         if as_json:
             out.print_json(data=result.__dict__)
         elif result.created:
@@ -117,13 +125,11 @@ def correct_command(
     as_json: JsonOption = False,
 ) -> None:
     """Write a new version of a memory; the old one stays readable with --as-of."""
-    with cli_errors():
-        who = parse_principal(principal)
+    with cli_errors(), writing(principal, ns, db, audit) as (memories, who):
         start, end = _time(valid_from, "--valid-from"), _time(valid_to, "--valid-to")
-        with open_store(db) as store:
-            result = Memories(store, ns, audit_log(audit)).correct(
-                memory_id, text, principal=who, scope=scope, valid_from=start, valid_to=end
-            )
+        result = memories.correct(
+            memory_id, text, principal=who, scope=scope, valid_from=start, valid_to=end
+        )
         if as_json:
             out.print_json(data=result.__dict__)
         else:
@@ -140,12 +146,8 @@ def forget_command(
     audit: AuditLogOption = None,
 ) -> None:
     """Forget a memory (every version): gone from every retrieval path, a tombstone kept."""
-    with cli_errors():
-        who = parse_principal(principal)
-        with open_store(db) as store:
-            ids = Memories(store, ns, audit_log(audit)).forget(
-                memory_id, principal=who, reason=reason, scope=scope
-            )
+    with cli_errors(), writing(principal, ns, db, audit) as (memories, who):
+        ids = memories.forget(memory_id, principal=who, reason=reason, scope=scope)
         say(f"forgot {len(ids)} version(s): {', '.join(ids)}")
 
 
@@ -159,14 +161,8 @@ def purge_command(
     audit: AuditLogOption = None,
 ) -> None:
     """Forget a memory and erase its text; only the tombstone's hash remains."""
-    with cli_errors():
-        who = parse_principal(principal)
-        if not reason.strip():
-            raise ConfigError("--reason is required: say why the memory is purged")
-        with open_store(db) as store:
-            ids = Memories(store, ns, audit_log(audit)).purge(
-                memory_id, principal=who, reason=reason, scope=scope
-            )
+    with cli_errors(), writing(principal, ns, db, audit) as (memories, who):
+        ids = memories.purge(memory_id, principal=who, reason=reason, scope=scope)
         say(f"purged {len(ids)} version(s): {', '.join(ids)}")
 
 

@@ -6,6 +6,7 @@ memory returns every memory that depends on it to pending.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -22,7 +23,7 @@ from mragent.cli.common import (
     out,
     say,
 )
-from mragent.cli.memory import IdArgument, audit_log
+from mragent.cli.memory import IdArgument, audit_log, writing
 from mragent.memories import Memories
 from mragent.principal import parse_principal
 from mragent.records import iso
@@ -69,10 +70,8 @@ def review_accept(
     audit: AuditLogOption = None,
 ) -> None:
     """Accept a memory someone else wrote."""
-    with cli_errors():
-        who = parse_principal(principal)
-        with open_store(db) as store:
-            Memories(store, ns, audit_log(audit)).accept(memory_id, principal=who, scope=scope)
+    with cli_errors(), writing(principal, ns, db, audit) as (memories, who):
+        memories.accept(memory_id, principal=who, scope=scope)
         say(f"accepted {memory_id}")
 
 
@@ -86,25 +85,19 @@ def review_reject(
     audit: AuditLogOption = None,
 ) -> None:
     """Reject a memory; whatever depends on it returns to pending."""
-    with cli_errors():
-        who = parse_principal(principal)
-        with open_store(db) as store:
-            demoted = Memories(store, ns, audit_log(audit)).reject(
-                memory_id, principal=who, scope=scope
-            )
+    with cli_errors(), writing(principal, ns, db, audit) as (memories, who):
+        demoted = memories.reject(memory_id, principal=who, scope=scope)
         say(f"rejected {memory_id}")
         for dependent in demoted:
             say(f"  back to pending: {dependent}")
 
 
-def _set_trust(agent: str, principal: str | None, ns: str, db: str | None, audit, trusted: bool):
-    with cli_errors():
-        who = parse_principal(principal)
+def _set_trust(
+    agent: str, principal: str | None, ns: str, db: str | None, audit: Path | None, trusted: bool
+) -> None:
+    with cli_errors(), writing(principal, ns, db, audit) as (memories, who):
         target = parse_principal(agent, "AGENT")
-        with open_store(db) as store:
-            now = Memories(store, ns, audit_log(audit)).set_trust(
-                target, principal=who, trusted=trusted
-            )
+        now = memories.set_trust(target, principal=who, trusted=trusted)
         say("trusted agents: " + (", ".join(now) or "(none)"))
 
 
