@@ -299,8 +299,17 @@ def newly_answered(run: EvolveRun) -> list[Question]:
     return found[:EXPLAIN_QUESTIONS]
 
 
-def write_explain_views(run: EvolveRun) -> list[tuple[Question, str]]:
-    """``explain/<qid>.html`` for a few newly answered questions; (question, relative href)."""
+def write_explain_views(
+    run: EvolveRun, failures: list[dict[str, str]] | None = None
+) -> list[tuple[Question, str]]:
+    """``explain/<qid>.html`` for a few newly answered questions; (question, relative href).
+
+    Args:
+        run: The finished run.
+        failures: Receives ``{"question", "error"}`` for each page that could not
+            be drawn; the page is skipped, so an illustration never costs a
+            finished search its report.
+    """
     questions = newly_answered(run)
     if not questions or not run.options.worker_url:
         return []
@@ -310,7 +319,14 @@ def write_explain_views(run: EvolveRun) -> list[tuple[Question, str]]:
         for q in questions:
             href = f"{EXPLAIN_DIR}/{re.sub(r'[^A-Za-z0-9_.-]', '_', q.id)}.html"
             trace = build_trace(memory, q.question, run.chosen.genome)
-            write_html(trace, run.options.out_dir / href)
+            try:
+                write_html(trace, run.options.out_dir / href)
+            # pyvis asserts that both ends of an edge were drawn as nodes.
+            except (AssertionError, KeyError, ValueError) as exc:
+                if failures is None:
+                    raise
+                failures.append({"question": q.id, "error": f"{type(exc).__name__}: {exc}"})
+                continue
             views.append((q, href))
     return views
 
@@ -319,8 +335,10 @@ def write_reports(run: EvolveRun) -> list[Path]:
     """Write the JSON, Markdown, plot and explain pages into the run's output directory."""
     out = run.options.out_dir
     report = build_report(run)
-    views = write_explain_views(run)
+    failed: list[dict[str, str]] = []
+    views = write_explain_views(run, failed)
     report["explain_views"] = [{"question": q.id, "html": href} for q, href in views]
+    report["explain_views_failed"] = failed
     json_path, md_path, png_path = out / REPORT_JSON, out / REPORT_MD, out / PARETO_PNG
     write_json_atomic(json_path, report)
     tmp = md_path.with_name(f".{md_path.name}.tmp")
