@@ -175,6 +175,7 @@ def run_evolve(
         CheckpointError: on a corrupt checkpoint (moved aside).
     """
     started = time.perf_counter()
+    earlier_s = 0.0  # wall time of the sessions before a --resume
     phase = on_phase or (lambda _message: None)
     train, held = split_questions(corpus.questions, options.split, options.seed)
     if options.objective == RECALL.name and not any(q.supporting for q in train):
@@ -208,12 +209,12 @@ def run_evolve(
             genes=genes,
         )
         if options.resume:
-            load_checkpoint(ckpt, study, stamp)
+            earlier_s = load_checkpoint(ckpt, study, stamp)
             evaluator.cache.update({t.genome: t.evaluation for t in study.trials})
             phase(f"resumed at generation {study.generation} ({len(study.trials)} evaluated)")
 
         def after_generation(current: Study) -> None:
-            save_checkpoint(ckpt, current, stamp)
+            save_checkpoint(ckpt, current, stamp, earlier_s + time.perf_counter() - started)
             if on_generation:
                 on_generation(current)
 
@@ -244,7 +245,7 @@ def run_evolve(
         run.held_out = _held_out(memory, held, baseline, run.chosen.genome, options, retime_held)
     caps = store.capabilities
     run.engine, run.engine_version, run.corpus_sha256 = caps.engine, caps.version, sha
-    run.elapsed_s = time.perf_counter() - started
+    run.elapsed_s = earlier_s + time.perf_counter() - started
     return run
 
 
