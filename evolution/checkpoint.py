@@ -30,9 +30,16 @@ def checkpoint_path(out_dir: Path) -> Path:
     return out_dir / CHECKPOINT_NAME
 
 
-def save_checkpoint(path: Path, study: Study, fingerprint: dict[str, Any]) -> None:
-    """Write the study's state atomically (temporary file, then rename)."""
-    write_json_atomic(path, {"format": FORMAT, "run": fingerprint, **study.state()})
+def save_checkpoint(
+    path: Path, study: Study, fingerprint: dict[str, Any], elapsed_s: float = 0.0
+) -> None:
+    """Write the study's state atomically (temporary file, then rename).
+
+    ``elapsed_s`` is the search's wall time so far, so a resumed run reports
+    the whole search's time, not only its last session's.
+    """
+    state = {"format": FORMAT, "run": fingerprint, "elapsed_s": elapsed_s, **study.state()}
+    write_json_atomic(path, state)
 
 
 def _quarantine(path: Path) -> Path:
@@ -44,8 +51,12 @@ def _quarantine(path: Path) -> Path:
     return target
 
 
-def load_checkpoint(path: Path, study: Study, fingerprint: dict[str, Any]) -> None:
+def load_checkpoint(path: Path, study: Study, fingerprint: dict[str, Any]) -> float:
     """Restore ``study`` from the checkpoint at ``path``.
+
+    Returns:
+        The wall time the search had spent when the checkpoint was written
+        (0 for checkpoints that predate recording it).
 
     Raises:
         ConfigError: when there is no checkpoint, or it belongs to another run
@@ -75,8 +86,10 @@ def load_checkpoint(path: Path, study: Study, fingerprint: dict[str, Any]) -> No
         )
     try:
         study.restore(data)
+        elapsed = float(data.get("elapsed_s", 0.0))
     except (ConfigError, KeyError, TypeError, ValueError, IndexError) as exc:
         moved = _quarantine(path)
         raise CheckpointError(
             str(path), None, f"corrupt checkpoint ({type(exc).__name__}: {exc}); moved to {moved}"
         ) from None
+    return elapsed

@@ -29,7 +29,9 @@ def hypervolume(trials: Sequence[Trial], baseline_work: float) -> float:
         {
             (1.0 - t.evaluation.accuracy, t.evaluation.work / baseline_work)
             for t in trials
-            if t.evaluation.accuracy > 0 and t.evaluation.work / baseline_work < REFERENCE_COST
+            if t.evaluation.accuracy > 0
+            and not t.evaluation.timed_out
+            and t.evaluation.work / baseline_work < REFERENCE_COST
         }
     )
     area, best_cost = 0.0, REFERENCE_COST

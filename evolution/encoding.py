@@ -1,7 +1,9 @@
 """The genome as a DEAP-free vector, and typed variation operators on a passed RNG.
 
-Every function here reads :data:`mragent.genome.GENES`, so adding or re-ranging a
-gene in :class:`~mragent.genome.Genome` changes the encoding with no edit here.
+Every function here reads :data:`mragent.genome.GENES` (or a narrowed copy from
+:func:`mragent.genome.narrowed_genes`, passed as ``genes``), so adding or
+re-ranging a gene in :class:`~mragent.genome.Genome` changes the encoding with
+no edit here.
 A genotype is a list of raw gene values in ``GENES`` order: ``int`` for int
 genes, ``float`` for float genes (rounded to :data:`FLOAT_DECIMALS` places so
 the fitness cache can hit and reports stay readable), ``str`` for enum genes.
@@ -71,9 +73,30 @@ def random_value(spec: GeneSpec, rng: random.Random) -> Any:
     return _fit(spec, rng.uniform(low, high))
 
 
-def random_genotype(rng: random.Random) -> Genotype:
-    """A uniformly random genotype."""
-    return [random_value(spec, rng) for spec in GENES]
+def random_genotype(rng: random.Random, genes: Sequence[GeneSpec] = GENES) -> Genotype:
+    """A uniformly random genotype within ``genes``' ranges."""
+    return [random_value(spec, rng) for spec in genes]
+
+
+def clamp(genotype: Genotype, genes: Sequence[GeneSpec] = GENES) -> Genotype:
+    """Move every numeric gene into ``genes``' ranges, in place.
+
+    Variation only touches the genes it picks, so a gene inherited unchanged
+    from a parent outside a narrowed range (the baseline, a preset seed) is
+    brought in here.
+
+    Returns:
+        The same list, for chaining.
+    """
+    for i, spec in enumerate(genes):
+        if spec.kind != "enum":
+            genotype[i] = _fit(spec, float(genotype[i]))
+    return genotype
+
+
+def clamp_genome(genome: Genome, genes: Sequence[GeneSpec] = GENES) -> Genome:
+    """``genome`` with every numeric gene moved into ``genes``' ranges."""
+    return decode(clamp(encode(genome), genes))
 
 
 def polynomial_mutation(
@@ -121,7 +144,12 @@ def sbx_pair(
     return (c1, c2) if x1 <= x2 else (c2, c1)
 
 
-def mutate(genotype: Genotype, rng: random.Random, indpb: float | None = None) -> Genotype:
+def mutate(
+    genotype: Genotype,
+    rng: random.Random,
+    indpb: float | None = None,
+    genes: Sequence[GeneSpec] = GENES,
+) -> Genotype:
     """Mutate each gene with probability ``indpb`` (default ``1/len(GENES)``), in place.
 
     Floats: bounded polynomial mutation. Ints: the same on the real line, then
@@ -132,12 +160,12 @@ def mutate(genotype: Genotype, rng: random.Random, indpb: float | None = None) -
     Returns:
         The same list, for chaining.
     """
-    rate = 1.0 / len(GENES) if indpb is None else indpb
-    picked = [i for i in range(len(GENES)) if rng.random() < rate]
+    rate = 1.0 / len(genes) if indpb is None else indpb
+    picked = [i for i in range(len(genes)) if rng.random() < rate]
     if not picked:
-        picked = [rng.randrange(len(GENES))]
+        picked = [rng.randrange(len(genes))]
     for i in picked:
-        spec = GENES[i]
+        spec = genes[i]
         if spec.kind == "enum":
             others = [c for c in spec.choices if c != genotype[i]]
             genotype[i] = rng.choice(others) if others else genotype[i]
@@ -152,7 +180,11 @@ def mutate(genotype: Genotype, rng: random.Random, indpb: float | None = None) -
 
 
 def crossover(
-    first: Genotype, second: Genotype, rng: random.Random, indpb: float = 0.5
+    first: Genotype,
+    second: Genotype,
+    rng: random.Random,
+    indpb: float = 0.5,
+    genes: Sequence[GeneSpec] = GENES,
 ) -> tuple[Genotype, Genotype]:
     """Recombine two genotypes gene by gene, in place.
 
@@ -162,7 +194,7 @@ def crossover(
     Returns:
         The two (modified) lists.
     """
-    for i, spec in enumerate(GENES):
+    for i, spec in enumerate(genes):
         if rng.random() >= indpb:
             continue
         if spec.kind == "enum":

@@ -1,41 +1,88 @@
-"""Fitness evaluation: cached by genotype, optionally in a process pool.
+"""Fitness evaluation: cached by genotype, optionally in a process pool, time-capped.
 
 Each pool worker opens its own store from the database URL (for the embedded
 default, the URL of the server the parent already started) and builds its own
 :class:`~mragent.memory.Memory`. Results come back in submission order, so
 parallel and serial runs give the same archive.
+
+An optional per-genome time cap stops a genome whose questions take longer in
+total than the cap: its evaluation is marked ``timed_out`` and every genome
+that finished dominates it. The cap trades reproducibility for a bounded run
+(whether a genome crosses it depends on the machine), so it is off by default
+and meant as a safety net beside a narrowed gene range.
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import signal
+import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from multiprocessing.pool import Pool
 
+from evolution.objectives import ACCURACY
 from evolution.trial import Evaluation, evaluation_from
 from mragent.corpus import Question
-from mragent.evaluate import run_questions
+from mragent.evaluate import judge
 from mragent.genome import Genome
 from mragent.memory import Memory
 from mragent.store import open_store
 
+
+@dataclass(frozen=True)
+class EvaluationPolicy:
+    """How a genome is judged on a question set.
+
+    Attributes:
+        objective: Name of the objective set (``accuracy`` or ``recall``).
+        time_cap_s: Wall-time budget per genome over all its questions (None: no cap).
+    """
+
+    objective: str = ACCURACY.name
+    time_cap_s: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.time_cap_s is not None and self.time_cap_s <= 0:
+            raise ValueError(f"time_cap_s must be positive, got {self.time_cap_s}")
+
+
+def evaluate_genome(
+    memory: Memory,
+    questions: Sequence[Question],
+    genome: Genome,
+    policy: EvaluationPolicy = EvaluationPolicy(),
+) -> Evaluation:
+    """Run ``genome`` on every question, stopping early when it exceeds the time cap."""
+    started = time.perf_counter()
+    results = []
+    for i, question in enumerate(questions, start=1):
+        results.append(judge(question, memory.reconstruct(question.question, genome)))
+        over = policy.time_cap_s is not None and time.perf_counter() - started > policy.time_cap_s
+        if over and i < len(questions):
+            return evaluation_from(results, policy.objective, timed_out=True)
+    return evaluation_from(results, policy.objective)
+
+
 _worker_memory: Memory | None = None
 _worker_questions: tuple[Question, ...] = ()
+_worker_policy = EvaluationPolicy()
 
 
-def _init_worker(db_url: str, ns: str, questions: tuple[Question, ...]) -> None:
-    global _worker_memory, _worker_questions
+def _init_worker(
+    db_url: str, ns: str, questions: tuple[Question, ...], policy: EvaluationPolicy
+) -> None:
+    global _worker_memory, _worker_questions, _worker_policy
     # Ctrl-C is the parent's to handle: it checkpoints, then terminates the pool.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     # The store stays open for the worker's life; the pool's shutdown ends the process.
     _worker_memory = Memory(open_store(db_url), ns)
-    _worker_questions = questions
+    _worker_questions, _worker_policy = questions, policy
 
 
 def _evaluate_in_worker(genome: Genome) -> Evaluation:
     assert _worker_memory is not None, "worker not initialised"
-    return evaluation_from(run_questions(_worker_memory, _worker_questions, genome))
+    return evaluate_genome(_worker_memory, _worker_questions, genome, _worker_policy)
 
 
 class Evaluator:
@@ -46,7 +93,9 @@ class Evaluator:
         questions: The questions every genome is judged on.
         db_url: URL each pool worker opens (required when ``workers`` > 1).
         workers: Processes evaluating in parallel (1: in this process).
-        on_evaluated: Called once per genome actually evaluated (not cached).
+        on_evaluated: Called with each genome actually evaluated (not cached)
+            and its evaluation.
+        policy: Objective set and time cap.
 
     Raises:
         ValueError: on a bad worker count or a missing URL.
@@ -59,7 +108,8 @@ class Evaluator:
         *,
         db_url: str | None = None,
         workers: int = 1,
-        on_evaluated: Callable[[], None] | None = None,
+        on_evaluated: Callable[[Genome, Evaluation], None] | None = None,
+        policy: EvaluationPolicy = EvaluationPolicy(),
     ) -> None:
         if workers < 1:
             raise ValueError(f"workers must be >= 1, got {workers}")
@@ -71,6 +121,7 @@ class Evaluator:
         self.questions = tuple(questions)
         self.db_url, self.workers = db_url, workers
         self.on_evaluated = on_evaluated
+        self.policy = policy
         self.cache: dict[Genome, Evaluation] = {}
         self._pool: Pool | None = None
 
@@ -85,20 +136,18 @@ class Evaluator:
         if todo:
             if self.workers == 1 or len(todo) == 1:
                 for genome in todo:
-                    self.cache[genome] = evaluation_from(
-                        run_questions(self.memory, self.questions, genome)
-                    )
-                    self._tick()
+                    result = evaluate_genome(self.memory, self.questions, genome, self.policy)
+                    self._store(genome, result)
             else:
                 pool = self._ensure_pool()
                 for genome, result in zip(todo, pool.map(_evaluate_in_worker, todo), strict=True):
-                    self.cache[genome] = result
-                    self._tick()
+                    self._store(genome, result)
         return [self.cache[g] for g in genomes]
 
-    def _tick(self) -> None:
+    def _store(self, genome: Genome, result: Evaluation) -> None:
+        self.cache[genome] = result
         if self.on_evaluated:
-            self.on_evaluated()
+            self.on_evaluated(genome, result)
 
     def _ensure_pool(self) -> Pool:
         if self._pool is None:
@@ -106,7 +155,7 @@ class Evaluator:
             self._pool = multiprocessing.get_context("spawn").Pool(
                 self.workers,
                 initializer=_init_worker,
-                initargs=(self.db_url, self.memory.ns, self.questions),
+                initargs=(self.db_url, self.memory.ns, self.questions, self.policy),
             )
         return self._pool
 

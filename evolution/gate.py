@@ -1,8 +1,9 @@
 """The acceptance gate over a whole archive, and interleaved latency re-timing.
 
-A variant passes when it does not regress accuracy against the baseline and
-either gains at least :data:`ACCURACY_GAIN` accuracy or cuts latency by at
-least :data:`LATENCY_GAIN`. The highest-scoring passing variant wins.
+A variant passes when it regresses none of its objective set's quality metrics
+(accuracy; or support recall@5 and accuracy) against the baseline and either
+gains at least :data:`ACCURACY_GAIN` (5 points) in one of them or cuts latency
+by at least :data:`LATENCY_GAIN`. The highest-scoring passing variant wins.
 
 Latency inside the search is the deterministic work count (so selection is
 reproducible); a variant whose work is at least 20% under the baseline's only
@@ -116,17 +117,29 @@ def gate_holds(
     """Whether a variant passes, judged on one question set.
 
     Returns:
-        ``(passed, claims)``: claims met, from ``accuracy`` and ``latency``
-        (latency only when a confirming :class:`LatencyCheck` is given).
+        ``(passed, claims)``: claims met, from the quality metrics (``accuracy``,
+        ``recall@5``) and ``latency`` (only when a confirming
+        :class:`LatencyCheck` is given).
     """
-    if variant.accuracy < baseline.accuracy - EPS:
+    if _regresses(baseline, variant):
         return False, []
-    claims = []
-    if variant.accuracy - baseline.accuracy >= ACCURACY_GAIN - EPS:
-        claims.append("accuracy")
+    claims = [
+        name
+        for name in variant.objectives.quality
+        if variant.metric(name) - baseline.metric(name) >= ACCURACY_GAIN - EPS
+    ]
     if latency is not None and latency.confirmed:
         claims.append("latency")
     return bool(claims), claims
+
+
+def _regresses(baseline: Evaluation, variant: Evaluation) -> bool:
+    """Whether a quality metric fell (a timed-out variant always regresses)."""
+    if variant.timed_out:
+        return True
+    return any(
+        variant.metric(name) < baseline.metric(name) - EPS for name in variant.objectives.quality
+    )
 
 
 def claims_latency(baseline: Evaluation, variant: Evaluation) -> bool:
@@ -135,10 +148,9 @@ def claims_latency(baseline: Evaluation, variant: Evaluation) -> bool:
 
 
 def is_candidate(baseline: Evaluation, variant: Evaluation) -> bool:
-    """No accuracy regression, and an accuracy gain or a (provisional) latency claim."""
+    """No quality regression, and a quality gain or a (provisional) latency claim."""
     passed, _ = gate_holds(baseline, variant, None)
-    no_regression = variant.accuracy >= baseline.accuracy - EPS
-    return passed or (no_regression and claims_latency(baseline, variant))
+    return passed or (not _regresses(baseline, variant) and claims_latency(baseline, variant))
 
 
 def candidates(trials: Sequence[Trial], baseline: Trial) -> list[Trial]:
@@ -188,7 +200,8 @@ class GateResult:
             "claims": list(self.claims),
             "latency": self.latency.to_dict() if self.latency else None,
             "decisions": list(self.decisions),
-            "rule": f"no accuracy regression, and accuracy +{ACCURACY_GAIN * 100:g} points "
+            "rule": f"no regression of the quality objectives (accuracy; with the recall "
+            f"objective also recall@5), and +{ACCURACY_GAIN * 100:g} points in one of them "
             f"or latency -{LATENCY_GAIN * 100:g}% (re-timed, median of paired ratios)",
         }
 
@@ -215,8 +228,8 @@ def judge(
     for trial in candidates(trials, baseline):
         label = f"#{trial.number} (score {trial.score:.3f})"
         passed, claims = gate_holds(baseline.evaluation, trial.evaluation, None)
-        if passed:  # an accuracy gain needs no re-timing
-            decisions.append(f"{label}: passes on accuracy")
+        if passed:  # a quality gain needs no re-timing
+            decisions.append(f"{label}: passes on {' and '.join(claims)}")
             return GateResult(True, trial, tuple(claims), None, tuple(decisions))
         if confirm is None or checks_left <= 0:
             skipped += 1
@@ -235,5 +248,7 @@ def judge(
         why = "no re-timing available" if confirm is None else "re-timing budget spent"
         decisions.append(f"{skipped} latency claim(s) on the work count not re-timed ({why})")
     if not decisions:
-        decisions.append("no variant keeps accuracy while gaining 5 points or cutting work 20%")
+        decisions.append(
+            "no variant keeps its quality objectives while gaining 5 points or cutting work 20%"
+        )
     return GateResult(False, None, (), None, tuple(decisions))

@@ -32,9 +32,12 @@ def plot_pareto(
 
     Every evaluated genome is a dot; members of the 4-objective Pareto front
     are highlighted and the 2-D accuracy/cost staircase is drawn through them.
+    Genomes stopped by the time cap are left out.
     The baseline and the gate's winner are marked; random-search trials, when
     given, are drawn as crosses for comparison.
     """
+    # A timed-out genome's figures cover only the questions it reached: not comparable.
+    trials = [t for t in trials if not t.evaluation.timed_out]
     import matplotlib
 
     matplotlib.use("Agg")

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from evolution.encoding import decode, random_genotype
 from evolution.trial import Evaluation, Trial
-from mragent.genome import Genome
+from mragent.genome import GENES, GeneSpec, Genome
 
 BatchEvaluate = Callable[[Sequence[Genome]], list[Evaluation]]
 
@@ -20,6 +20,7 @@ def random_search(
     baseline: Genome | None = None,
     seeds: Iterable[Genome] = (),
     batch: int = 16,
+    genes: tuple[GeneSpec, ...] = GENES,
 ) -> list[Trial]:
     """Evaluate ``budget`` distinct genomes: the baseline, the seeds, then uniform samples.
 
@@ -33,6 +34,7 @@ def random_search(
         baseline: The score policy's base (default: the default genome).
         seeds: Genomes evaluated right after the baseline.
         batch: Genomes sampled per evaluation call (parallelism).
+        genes: Gene ranges to sample from (default: the model's).
 
     Returns:
         The trials, in evaluation order (number 0 is the baseline).
@@ -52,7 +54,7 @@ def random_search(
     attempts = 0
     while len(chosen) < budget and attempts < 1000 * budget:
         attempts += 1
-        genome = decode(random_genotype(rng))
+        genome = decode(random_genotype(rng, genes))
         if genome not in seen:
             seen.add(genome)
             chosen.append((genome, "random"))

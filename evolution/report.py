@@ -15,9 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from evolution.compare import REFERENCE_COST, search_figures
+from evolution.objectives import RECALL_K, objectives_named
 from evolution.plot import plot_pareto
 from evolution.run import EvolveRun
-from evolution.trial import OBJECTIVES, Evaluation, Trial
+from evolution.trial import Evaluation, Trial
 from mragent.bench import write_json_atomic
 from mragent.corpus import Question
 from mragent.explain import build_trace
@@ -29,9 +30,11 @@ from mragent.store import open_store
 REPORT_JSON, REPORT_MD, PARETO_PNG = "optimize.report.json", "optimize.report.md", "pareto.png"
 EXPLAIN_DIR, EXPLAIN_QUESTIONS = "explain", 3
 SCORE_POLICY = (
-    "0.70*accuracy + 0.15*(1-work/BASE_work) + 0.10*(1-ctx/BASE_ctx) + 0.05*(1-hops/BASE_hops), "
-    "terms clamped to [0,1]; BASE = default genome on the training questions; inside the "
-    "search the deterministic work count stands in for latency"
+    "0.70*quality + 0.15*(1-work/BASE_work) + 0.10*(1-ctx/BASE_ctx) + 0.05*(1-hops/BASE_hops), "
+    "terms clamped to [0,1]; quality = accuracy (accuracy objective) or "
+    f"(recall@{RECALL_K} + accuracy)/2 (recall objective); BASE = default genome on the "
+    "training questions; inside the search the deterministic work count stands in for latency; "
+    "a timed-out genome scores 0"
 )
 
 
@@ -54,6 +57,13 @@ def _side(genome_trial: Trial, held: Evaluation | None) -> dict[str, Any]:
         "train": genome_trial.evaluation.to_dict(),
         "held_out": held.to_dict() if held else None,
     }
+
+
+def _figures(e: Evaluation) -> dict[str, float]:
+    """The headline figures of one side: recall@k (when measured) and accuracy, in %."""
+    figures = {f"R@{k}": 100 * v for k, v in e.recall}
+    figures.update(accuracy=100 * e.accuracy, em=100 * e.em, f1=100 * e.f1)
+    return figures
 
 
 def build_report(run: EvolveRun) -> dict[str, Any]:
@@ -81,11 +91,21 @@ def build_report(run: EvolveRun) -> dict[str, Any]:
             "gate_holds": held.holds,
             "claims": held.claims,
             "latency": held.latency.to_dict() if held.latency else None,
+            "figures": {
+                "baseline": _figures(held.baseline),
+                "evolved": _figures(held.variant),
+            },
         }
         if held
         else None,
         "split": {"spec": run.options.split, "train": [q.id for q in run.train]},
-        "objectives": dict(zip(OBJECTIVES, ("max", "min", "min", "min"), strict=True)),
+        "objective": run.options.objective,
+        "objectives": objectives_named(run.options.objective).directions(),
+        "gene_ranges": [
+            {"gene": name, "low": low, "high": high} for name, low, high in run.options.gene_ranges
+        ],
+        "time_cap_s": run.options.time_cap_s,
+        "timed_out": [t.number for t in study.trials if t.evaluation.timed_out],
         "score_policy": SCORE_POLICY,
         "pareto_front": [t.to_dict() for t in study.pareto_front],
         "archive": [t.to_dict() for t in study.trials],
@@ -128,16 +148,21 @@ def _pct(x: float) -> str:
 
 
 def _metrics_table(rows: list[tuple[str, Evaluation | None]]) -> list[str]:
+    shown = [(name, e) for name, e in rows if e is not None]
+    # Recall columns only where gold supporting passages were measured.
+    ks = sorted({k for _, e in shown for k, _ in e.recall})
+    recall_head = "".join(f" R@{k} % |" for k in ks)
     lines = [
-        "| | questions | accuracy % | EM % | F1 % | work | ctx tokens | hops | p50 ms |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        f"| | questions |{recall_head} accuracy % | EM % | F1 % | work | ctx tokens | hops "
+        "| p50 ms |",
+        "|---|---:|" + "---:|" * len(ks) + "---:|---:|---:|---:|---:|---:|---:|",
     ]
-    for name, e in rows:
-        if e is None:
-            continue
+    for name, e in shown:
+        recall = "".join(f" {_pct(e.recall_at(k))} |" for k in ks)
         lines.append(
-            f"| {name} | {e.questions} | {_pct(e.accuracy)} | {_pct(e.em)} | {_pct(e.f1)} | "
-            f"{e.work:.1f} | {e.tokens:.1f} | {e.hops:.2f} | {e.latency_p50_ms:.2f} |"
+            f"| {name} | {e.questions} |{recall} {_pct(e.accuracy)} | {_pct(e.em)} | "
+            f"{_pct(e.f1)} | {e.work:.1f} | {e.tokens:.1f} | {e.hops:.2f} | "
+            f"{e.latency_p50_ms:.2f} |"
         )
     return lines
 
@@ -148,14 +173,26 @@ def render_markdown(
     """The human summary of a run (``views``: explain pages of newly answered questions)."""
     gate, held, study = run.gate, run.held_out, run.study
     base, chosen = study.baseline_trial, run.chosen
+    objectives = objectives_named(run.options.objective)
+    quality = " and ".join(objectives.quality)
     verdict = (
         f"**Gate passed** on {' and '.join(gate.claims)}: trial #{chosen.number} replaces "
         "the default genome (exit 0)."
         if gate.passed
-        else "**Gate not passed**: no variant kept accuracy while gaining 5 points of accuracy "
-        f"or 20% latency. The baseline stands (exit {run.exit_code})."
+        else f"**Gate not passed**: no variant kept {quality} while gaining 5 points in "
+        f"{'one of them' if len(objectives.quality) > 1 else 'it'} or 20% latency. "
+        f"The baseline stands (exit {run.exit_code})."
     )
     label = "winner" if gate.passed else "best found"
+    search_space = "".join(
+        f", {name} limited to {low:g}..{high:g}" for name, low, high in run.options.gene_ranges
+    )
+    timed_out = len(report["timed_out"])
+    cap = (
+        f", time cap {run.options.time_cap_s:g} s per genome ({timed_out} timed out)"
+        if run.options.time_cap_s
+        else ""
+    )
     lines = [
         "# mragent evolve",
         "",
@@ -165,6 +202,10 @@ def render_markdown(
         f"{run.engine} {run.engine_version}, seed {run.options.seed}, "
         f"{study.generation} generations x {run.options.population}, "
         f"{len(study.trials)} genomes evaluated in {run.elapsed_s:.1f} s.",
+        "",
+        "Objectives: "
+        + ", ".join(f"{name} ({way})" for name, way in objectives.directions().items())
+        + f"{search_space}{cap}.",
         "",
         f"## Training questions ({len(run.train)}, seen by the search)",
         "",
@@ -208,12 +249,13 @@ def render_markdown(
         b, c = base.params[spec.name], chosen.params[spec.name]
         lines.append(f"| {spec.name} | {b} | {'**' + str(c) + '**' if b != c else c} |")
     lines += ["", f"## Pareto front ({len(study.pareto_front)} of {len(study.trials)})", ""]
-    lines += ["| # | gen | accuracy % | work | ctx tokens | hops | score |"]
-    lines.append("|---:|---:|---:|---:|---:|---:|---:|")
+    lines += [f"| # | gen | R@{RECALL_K} % | accuracy % | work | ctx tokens | hops | score |"]
+    lines.append("|---:|---:|---:|---:|---:|---:|---:|---:|")
     for t in sorted(study.pareto_front, key=lambda t: (-t.score, t.number))[:20]:
         e = t.evaluation
+        recall = _pct(e.recall_at(RECALL_K)) if e.recall else "-"
         lines.append(
-            f"| {t.number} | {t.generation} | {_pct(e.accuracy)} | {e.work:.1f} | "
+            f"| {t.number} | {t.generation} | {recall} | {_pct(e.accuracy)} | {e.work:.1f} | "
             f"{e.tokens:.1f} | {e.hops:.2f} | {t.score:.3f} |"
         )
     comparison = report.get("compare_random")
@@ -257,8 +299,17 @@ def newly_answered(run: EvolveRun) -> list[Question]:
     return found[:EXPLAIN_QUESTIONS]
 
 
-def write_explain_views(run: EvolveRun) -> list[tuple[Question, str]]:
-    """``explain/<qid>.html`` for a few newly answered questions; (question, relative href)."""
+def write_explain_views(
+    run: EvolveRun, failures: list[dict[str, str]] | None = None
+) -> list[tuple[Question, str]]:
+    """``explain/<qid>.html`` for a few newly answered questions; (question, relative href).
+
+    Args:
+        run: The finished run.
+        failures: Receives ``{"question", "error"}`` for each page that could not
+            be drawn; the page is skipped, so an illustration never costs a
+            finished search its report.
+    """
     questions = newly_answered(run)
     if not questions or not run.options.worker_url:
         return []
@@ -268,7 +319,14 @@ def write_explain_views(run: EvolveRun) -> list[tuple[Question, str]]:
         for q in questions:
             href = f"{EXPLAIN_DIR}/{re.sub(r'[^A-Za-z0-9_.-]', '_', q.id)}.html"
             trace = build_trace(memory, q.question, run.chosen.genome)
-            write_html(trace, run.options.out_dir / href)
+            try:
+                write_html(trace, run.options.out_dir / href)
+            # pyvis asserts that both ends of an edge were drawn as nodes.
+            except (AssertionError, KeyError, ValueError) as exc:
+                if failures is None:
+                    raise
+                failures.append({"question": q.id, "error": f"{type(exc).__name__}: {exc}"})
+                continue
             views.append((q, href))
     return views
 
@@ -277,8 +335,10 @@ def write_reports(run: EvolveRun) -> list[Path]:
     """Write the JSON, Markdown, plot and explain pages into the run's output directory."""
     out = run.options.out_dir
     report = build_report(run)
-    views = write_explain_views(run)
+    failed: list[dict[str, str]] = []
+    views = write_explain_views(run, failed)
     report["explain_views"] = [{"question": q.id, "html": href} for q, href in views]
+    report["explain_views_failed"] = failed
     json_path, md_path, png_path = out / REPORT_JSON, out / REPORT_MD, out / PARETO_PNG
     write_json_atomic(json_path, report)
     tmp = md_path.with_name(f".{md_path.name}.tmp")

@@ -13,15 +13,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from evolution.checkpoint import checkpoint_path, load_checkpoint, save_checkpoint
-from evolution.evaluator import Evaluator
+from evolution.evaluator import EvaluationPolicy, Evaluator
 from evolution.gate import GateResult, LatencyCheck, gate_holds, judge, retime
+from evolution.objectives import ACCURACY, RECALL, objectives_named
 from evolution.proposer import MutationProposer
 from evolution.random_search import random_search
 from evolution.split import DEFAULT_SPLIT, split_questions
 from evolution.study import Study
 from evolution.trial import Evaluation, Trial
 from mragent.corpus import Corpus, Question
-from mragent.genome import PRESETS, Genome
+from mragent.errors import ConfigError
+from mragent.genome import PRESETS, GeneSpec, Genome, narrowed_genes
 from mragent.memory import Memory
 from mragent.store.base import GraphStore
 
@@ -48,6 +50,12 @@ class EvolveOptions:
         resume: Continue from ``out_dir``'s checkpoint.
         compare_random: Also run random search with the same budget.
         retime_repeats: Repeats of the interleaved latency re-timing.
+        objective: ``accuracy`` or ``recall`` (support recall@5 and accuracy;
+            needs questions with gold supporting passages).
+        gene_ranges: ``(gene, low, high)`` narrowing the search's gene ranges
+            (e.g. bounding ``traversalDepth`` on a large graph).
+        time_cap_s: Per-genome wall-time cap over the training questions; a
+            genome over it is marked timed out and dominated (None: no cap).
     """
 
     corpus_path: Path
@@ -62,6 +70,9 @@ class EvolveOptions:
     resume: bool = False
     compare_random: bool = False
     retime_repeats: int = 5
+    objective: str = ACCURACY.name
+    gene_ranges: tuple[tuple[str, float, float], ...] = ()
+    time_cap_s: float | None = None
 
     def __post_init__(self) -> None:
         if self.generations < 0:
@@ -72,6 +83,14 @@ class EvolveOptions:
             raise ValueError(f"workers must be >= 1, got {self.workers}")
         if self.retime_repeats < 1:
             raise ValueError(f"retime_repeats must be >= 1, got {self.retime_repeats}")
+        if self.time_cap_s is not None and self.time_cap_s <= 0:
+            raise ValueError(f"time_cap_s must be positive, got {self.time_cap_s}")
+        objectives_named(self.objective)  # ConfigError on an unknown name
+        self.genes()  # ConfigError on a bad range
+
+    def genes(self) -> tuple[GeneSpec, ...]:
+        """The gene specs the search stays in (the model's, narrowed by ``gene_ranges``)."""
+        return narrowed_genes({name: (low, high) for name, low, high in self.gene_ranges})
 
 
 @dataclass
@@ -120,13 +139,19 @@ def file_sha256(path: Path) -> str:
 def fingerprint(options: EvolveOptions, sha: str, train: list[Question]) -> dict[str, object]:
     """What a checkpoint must match to be resumed by this run."""
     ids = "\n".join(q.id for q in train).encode()
-    return {
+    stamp: dict[str, object] = {
         "seed": options.seed,
         "population": options.population,
         "corpus_sha256": sha,
         "namespace": options.ns,
         "train_sha256": hashlib.sha256(ids).hexdigest(),
     }
+    # Recorded only when set, so checkpoints of accuracy runs stay resumable as before.
+    if options.objective != ACCURACY.name:
+        stamp["objective"] = options.objective
+    if options.gene_ranges:
+        stamp["gene_ranges"] = [list(item) for item in options.gene_ranges]
+    return stamp
 
 
 def run_evolve(
@@ -136,7 +161,7 @@ def run_evolve(
     *,
     proposer: MutationProposer | None = None,
     on_generation: Callable[[Study], None] | None = None,
-    on_evaluated: Callable[[], None] | None = None,
+    on_evaluated: Callable[[Genome, Evaluation], None] | None = None,
     on_phase: Callable[[str], None] | None = None,
 ) -> EvolveRun:
     """Search, gate and check on held-out questions (reports are written by the caller).
@@ -145,12 +170,20 @@ def run_evolve(
     interrupted run (``KeyboardInterrupt`` propagates) resumes exactly.
 
     Raises:
-        ConfigError: on a bad split or a checkpoint from another run.
+        ConfigError: on a bad split, a checkpoint from another run, or the
+            recall objective without gold supporting passages.
         CheckpointError: on a corrupt checkpoint (moved aside).
     """
     started = time.perf_counter()
+    earlier_s = 0.0  # wall time of the sessions before a --resume
     phase = on_phase or (lambda _message: None)
     train, held = split_questions(corpus.questions, options.split, options.seed)
+    if options.objective == RECALL.name and not any(q.supporting for q in train):
+        raise ConfigError(
+            "the recall objective needs training questions with gold supporting passages"
+        )
+    genes = options.genes()
+    policy = EvaluationPolicy(options.objective, options.time_cap_s)
     sha = file_sha256(options.corpus_path)
     baseline = PRESETS["default"]
     memory = Memory(store, options.ns)
@@ -162,6 +195,7 @@ def run_evolve(
         db_url=options.worker_url,
         workers=options.workers,
         on_evaluated=on_evaluated,
+        policy=policy,
     ) as evaluator:
         study = Study(
             evaluator,
@@ -171,14 +205,16 @@ def run_evolve(
             baseline=baseline,
             seeds=[g for name, g in PRESETS.items() if name != "default"],
             proposer=proposer,
+            objectives=objectives_named(options.objective),
+            genes=genes,
         )
         if options.resume:
-            load_checkpoint(ckpt, study, stamp)
+            earlier_s = load_checkpoint(ckpt, study, stamp)
             evaluator.cache.update({t.genome: t.evaluation for t in study.trials})
             phase(f"resumed at generation {study.generation} ({len(study.trials)} evaluated)")
 
         def after_generation(current: Study) -> None:
-            save_checkpoint(ckpt, current, stamp)
+            save_checkpoint(ckpt, current, stamp, earlier_s + time.perf_counter() - started)
             if on_generation:
                 on_generation(current)
 
@@ -193,6 +229,7 @@ def run_evolve(
                 baseline=baseline,
                 seeds=study.seeds,
                 batch=options.population,
+                genes=genes,
             )
     phase("acceptance gate (re-timing latency claims)")
     gate = judge(
@@ -208,7 +245,7 @@ def run_evolve(
         run.held_out = _held_out(memory, held, baseline, run.chosen.genome, options, retime_held)
     caps = store.capabilities
     run.engine, run.engine_version, run.corpus_sha256 = caps.engine, caps.version, sha
-    run.elapsed_s = time.perf_counter() - started
+    run.elapsed_s = earlier_s + time.perf_counter() - started
     return run
 
 
@@ -220,7 +257,8 @@ def _held_out(
     options: EvolveOptions,
     with_latency: bool,
 ) -> HeldOut:
-    evaluator = Evaluator(memory, held)
+    # Held-out figures are what the report claims, so they are never time-capped.
+    evaluator = Evaluator(memory, held, policy=EvaluationPolicy(options.objective))
     base_eval, variant_eval = evaluator([baseline, variant])
     latency = (
         retime(memory, held, baseline, variant, repeats=options.retime_repeats)

@@ -1,8 +1,9 @@
 """NSGA-II over the genome with DEAP: the only module that imports DEAP.
 
 Selection is DEAP's ``tools.selNSGA2`` (non-dominated sorting, then crowding
-distance) over accuracy (max), cost = deterministic work (min), context tokens
-(min) and hops (min). Parents are drawn by a binary tournament on Pareto
+distance) over an :class:`~evolution.objectives.Objectives` set: accuracy
+(max), or support recall@5 and accuracy (max); then cost = deterministic work
+(min), context tokens (min) and hops (min). Parents are drawn by a binary tournament on Pareto
 dominance, then crowding distance, then the scalar score policy; variation is
 the typed operators of :mod:`evolution.encoding`. Every random draw comes from
 one ``random.Random(seed)`` owned by the study, so a run is reproducible and
@@ -17,24 +18,36 @@ from typing import Any
 
 from deap import base, creator, tools
 
-from evolution.encoding import crossover, decode, encode, mutate, random_genotype
+from evolution.encoding import (
+    clamp,
+    clamp_genome,
+    crossover,
+    decode,
+    encode,
+    mutate,
+    random_genotype,
+)
+from evolution.objectives import ACCURACY, RECALL_METRIC, Objectives
 from evolution.proposer import MutationProposer, ProposalContext
-from evolution.trial import WEIGHTS, Evaluation, Trial, pareto_front
+from evolution.trial import Evaluation, Trial, pareto_front
 from mragent.errors import ConfigError
-from mragent.genome import Genome, make_genome
+from mragent.genome import GENES, GeneSpec, Genome, make_genome
 
 BatchEvaluate = Callable[[Sequence[Genome]], list[Evaluation]]
 
 _FITNESS, _INDIVIDUAL = "MragentFitness", "MragentIndividual"
 
 
-def _individual_class() -> Any:
-    """DEAP's creator classes, made once per process whoever imports first."""
-    if not hasattr(creator, _FITNESS):
-        creator.create(_FITNESS, base.Fitness, weights=WEIGHTS)
-    if not hasattr(creator, _INDIVIDUAL):
-        creator.create(_INDIVIDUAL, list, fitness=getattr(creator, _FITNESS))
-    return getattr(creator, _INDIVIDUAL)
+def _individual_class(objectives: Objectives) -> Any:
+    """DEAP's creator classes for one objective set, made once per process."""
+    # The accuracy set keeps the original class names; others get a suffix.
+    suffix = "" if objectives is ACCURACY else objectives.name.capitalize()
+    fitness, individual = _FITNESS + suffix, _INDIVIDUAL + suffix
+    if not hasattr(creator, fitness):
+        creator.create(fitness, base.Fitness, weights=objectives.weights)
+    if not hasattr(creator, individual):
+        creator.create(individual, list, fitness=getattr(creator, fitness))
+    return getattr(creator, individual)
 
 
 class Study:
@@ -50,6 +63,9 @@ class Study:
         crossover_prob: Probability a parent pair is recombined.
         proposer: Optional external proposer; its genomes join the offspring.
         proposals: How many genomes to ask the proposer for per generation.
+        objectives: The objective set the evaluations follow.
+        genes: Gene ranges the search stays in (default: the model's); seeds
+            and offspring are clamped into them, the baseline is kept as given.
 
     Raises:
         ValueError: when an argument is out of range.
@@ -67,6 +83,8 @@ class Study:
         crossover_prob: float = 0.9,
         proposer: MutationProposer | None = None,
         proposals: int = 2,
+        objectives: Objectives = ACCURACY,
+        genes: tuple[GeneSpec, ...] = GENES,
     ) -> None:
         if population < 4:
             raise ValueError(f"population must be >= 4, got {population}")
@@ -79,7 +97,9 @@ class Study:
         self.evaluate = evaluate
         self.population_size, self.generations, self.seed = population, generations, seed
         self.baseline = baseline or Genome()
-        self.seeds = [g for g in dict.fromkeys(seeds) if g != self.baseline]
+        self.genes = genes
+        clamped = (clamp_genome(g, genes) for g in seeds)
+        self.seeds = [g for g in dict.fromkeys(clamped) if g != self.baseline]
         self.crossover_prob = crossover_prob
         self.proposer, self.proposals = proposer, proposals
         self.rng = random.Random(seed)
@@ -87,7 +107,8 @@ class Study:
         self.population: list[Genome] = []
         self.logbook = tools.Logbook()
         self._archive: dict[Genome, Trial] = {}
-        self._cls = _individual_class()
+        self.objectives = objectives
+        self._cls = _individual_class(objectives)
 
     @property
     def trials(self) -> list[Trial]:
@@ -156,7 +177,7 @@ class Study:
         attempts = 0
         while len(chosen) < self.population_size and attempts < 100 * self.population_size:
             attempts += 1
-            genome = decode(random_genotype(self.rng))
+            genome = decode(random_genotype(self.rng, self.genes))
             if genome not in chosen:
                 chosen.append(genome)
                 origins.append("random")
@@ -203,8 +224,11 @@ class Study:
         offspring = [list(ind) for ind in self._tournament(parents)]
         for i in range(0, len(offspring) - 1, 2):
             if self.rng.random() < self.crossover_prob:
-                crossover(offspring[i], offspring[i + 1], self.rng)
-        children = [decode(mutate(child, self.rng)) for child in offspring]
+                crossover(offspring[i], offspring[i + 1], self.rng, genes=self.genes)
+        children = [
+            decode(clamp(mutate(child, self.rng, genes=self.genes), self.genes))
+            for child in offspring
+        ]
         origins = ["offspring"] * len(children)
         proposed, rejected = self._proposed(generation)
         children += proposed
@@ -251,7 +275,13 @@ class Study:
             best_so_far=self.best_trial.score,
             proposed=proposed,
             rejected=rejected,
+            **self._recall_log(members),
         )
+
+    def _recall_log(self, members: Sequence[Trial]) -> dict[str, float]:
+        if RECALL_METRIC not in self.objectives.names:
+            return {}
+        return {"best_recall": max(t.evaluation.metric(RECALL_METRIC) for t in members)}
 
     def state(self) -> dict[str, Any]:
         """Everything needed to continue this study exactly (JSON-able)."""

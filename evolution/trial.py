@@ -1,7 +1,8 @@
 """Immutable records of what one genome did on one question set.
 
-An :class:`Evaluation` holds the measured outcome (the four objectives plus
-measured latency and answer quality); a :class:`Trial` places it in a search:
+An :class:`Evaluation` holds the measured outcome (the objectives of its
+:class:`~evolution.objectives.Objectives` set, support recall@k, measured
+latency and answer quality); a :class:`Trial` places it in a search:
 its number (evaluation order), generation, origin and policy score. Both round
 trip through plain JSON (checkpoints and reports use the same serialiser).
 """
@@ -12,14 +13,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from evolution.objectives import ACCURACY, RECALL_K, Objectives, objectives_named
 from mragent.evaluate import QuestionResult, ScoreBase, score, summarise
 from mragent.genome import Genome, make_genome
 
-OBJECTIVES: tuple[str, ...] = ("accuracy", "cost", "context_tokens", "hops")
-"""Objective names, in the order of :attr:`Trial.values`."""
+OBJECTIVES: tuple[str, ...] = ACCURACY.names
+"""Objective names of the accuracy set, in the order of :attr:`Trial.values`."""
 
-WEIGHTS: tuple[float, ...] = (1.0, -1.0, -1.0, -1.0)
-"""DEAP fitness weights: accuracy is maximised, the rest minimised."""
+WEIGHTS: tuple[float, ...] = ACCURACY.weights
+"""DEAP fitness weights of the accuracy set: accuracy maximised, the rest minimised."""
+
+TIMED_OUT_COST = 1e9
+"""Cost objectives of a genome stopped by the time cap: worse than any measured value,
+so every genome that finished dominates it."""
 
 
 @dataclass(frozen=True)
@@ -37,6 +43,10 @@ class Evaluation:
         em: Mean exact match of the extracted answer.
         f1: Mean token F1 of the extracted answer.
         failures: ``(question id, produced answer)`` for each wrong question.
+        recall: ``(k, mean support recall@k)`` over questions with gold passages.
+        objective: Name of the objective set :attr:`values` follows.
+        timed_out: Whether the time cap stopped it before the last question
+            (its figures cover only the questions run; :attr:`values` is dominated).
     """
 
     questions: int
@@ -49,19 +59,57 @@ class Evaluation:
     em: float
     f1: float
     failures: tuple[tuple[str, str | None], ...] = ()
+    recall: tuple[tuple[int, float], ...] = ()
+    objective: str = ACCURACY.name
+    timed_out: bool = False
 
     @property
-    def values(self) -> tuple[float, float, float, float]:
-        """The objectives (accuracy, cost, context tokens, hops): all deterministic."""
-        return (self.accuracy, self.work, self.tokens, self.hops)
+    def objectives(self) -> Objectives:
+        """The objective set this evaluation is judged by."""
+        return objectives_named(self.objective)
+
+    def recall_at(self, k: int) -> float:
+        """Mean support recall@k (0 when no question had gold passages)."""
+        return dict(self.recall).get(k, 0.0)
+
+    def metric(self, name: str) -> float:
+        """A quality metric by objective name (``accuracy`` or ``recall@k``)."""
+        if name == "accuracy":
+            return self.accuracy
+        if name.startswith("recall@"):
+            return self.recall_at(int(name.removeprefix("recall@")))
+        raise KeyError(name)
+
+    @property
+    def values(self) -> tuple[float, ...]:
+        """The objectives of :attr:`objectives`, in order: all deterministic.
+
+        A timed-out evaluation gets zero quality and :data:`TIMED_OUT_COST` costs.
+        """
+        quality = tuple(
+            0.0 if self.timed_out else self.metric(name) for name in self.objectives.quality
+        )
+        costs = (self.work, self.tokens, self.hops)
+        return quality + ((TIMED_OUT_COST,) * 3 if self.timed_out else costs)
+
+    @property
+    def quality(self) -> float:
+        """The score policy's quality term: accuracy, or the mean of recall@5 and accuracy."""
+        if self.timed_out:
+            return 0.0
+        if self.objective == ACCURACY.name:
+            return self.accuracy
+        return 0.5 * (self.recall_at(RECALL_K) + self.accuracy)
 
     def score_base(self) -> ScoreBase:
         """This evaluation as the score policy's base (it is the baseline's)."""
         return ScoreBase(cost=self.work, context=self.tokens, hops=self.hops)
 
     def score(self, base: ScoreBase) -> float:
-        """The score policy with the deterministic work count as cost."""
-        return score(self.accuracy, self.work, self.tokens, self.hops, base)
+        """The score policy with the deterministic work count as cost (0 when timed out)."""
+        if self.timed_out:
+            return 0.0
+        return score(self.quality, self.work, self.tokens, self.hops, base)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-able dict."""
@@ -76,6 +124,9 @@ class Evaluation:
             "em": self.em,
             "f1": self.f1,
             "failures": [list(item) for item in self.failures],
+            "recall": {str(k): v for k, v in self.recall},
+            "objective": self.objective,
+            "timed_out": self.timed_out,
         }
 
     @classmethod
@@ -92,11 +143,26 @@ class Evaluation:
             em=float(data["em"]),
             f1=float(data["f1"]),
             failures=tuple((str(qid), answer) for qid, answer in data["failures"]),
+            # Absent in checkpoints written before recall was recorded.
+            recall=tuple(sorted((int(k), float(v)) for k, v in data.get("recall", {}).items())),
+            objective=str(data.get("objective", ACCURACY.name)),
+            timed_out=bool(data.get("timed_out", False)),
         )
 
 
-def evaluation_from(results: Sequence[QuestionResult]) -> Evaluation:
-    """Aggregate judged questions into an :class:`Evaluation`."""
+def evaluation_from(
+    results: Sequence[QuestionResult],
+    objective: str = ACCURACY.name,
+    *,
+    timed_out: bool = False,
+) -> Evaluation:
+    """Aggregate judged questions into an :class:`Evaluation`.
+
+    Args:
+        results: The judged questions.
+        objective: Name of the objective set the evaluation is judged by.
+        timed_out: Whether the time cap stopped the genome before the last question.
+    """
     summary = summarise(results)
     return Evaluation(
         questions=summary.questions,
@@ -109,6 +175,9 @@ def evaluation_from(results: Sequence[QuestionResult]) -> Evaluation:
         em=summary.em,
         f1=summary.f1,
         failures=tuple((r.id, r.answer) for r in results if not r.correct),
+        recall=tuple(sorted(summary.recall.items())),
+        objective=objective,
+        timed_out=timed_out,
     )
 
 
@@ -138,8 +207,8 @@ class Trial:
         return self.genome.to_json_dict()
 
     @property
-    def values(self) -> tuple[float, float, float, float]:
-        """The objective values (see :data:`OBJECTIVES`)."""
+    def values(self) -> tuple[float, ...]:
+        """The objective values (see :attr:`Evaluation.values`)."""
         return self.evaluation.values
 
     def to_dict(self) -> dict[str, Any]:
@@ -171,10 +240,10 @@ class Trial:
         )
 
 
-def dominates(a: Sequence[float], b: Sequence[float]) -> bool:
-    """Whether objective vector ``a`` Pareto-dominates ``b`` (weights: :data:`WEIGHTS`)."""
+def dominates(a: Sequence[float], b: Sequence[float], weights: Sequence[float] = WEIGHTS) -> bool:
+    """Whether objective vector ``a`` Pareto-dominates ``b`` under ``weights``."""
     better = False
-    for x, y, w in zip(a, b, WEIGHTS, strict=True):
+    for x, y, w in zip(a, b, weights, strict=True):
         if w * x < w * y:
             return False
         if w * x > w * y:
@@ -183,5 +252,8 @@ def dominates(a: Sequence[float], b: Sequence[float]) -> bool:
 
 
 def pareto_front(trials: Sequence[Trial]) -> list[Trial]:
-    """The non-dominated trials, in evaluation order."""
-    return [t for t in trials if not any(dominates(o.values, t.values) for o in trials)]
+    """The non-dominated trials, in evaluation order (one objective set per archive)."""
+    if not trials:
+        return []
+    weights = trials[0].evaluation.objectives.weights
+    return [t for t in trials if not any(dominates(o.values, t.values, weights) for o in trials)]

@@ -8,7 +8,8 @@ is derived from the model, so a gene is added or re-ranged in exactly one place.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from enum import Enum
 from pathlib import Path
 from typing import Any
@@ -128,6 +129,37 @@ def _read_specs() -> tuple[GeneSpec, ...]:
 
 GENES: tuple[GeneSpec, ...] = _read_specs()
 GENE_NAMES: tuple[str, ...] = tuple(spec.name for spec in GENES)
+
+
+def narrowed_genes(ranges: Mapping[str, tuple[float, float]]) -> tuple[GeneSpec, ...]:
+    """:data:`GENES` with some numeric ranges narrowed, for a search that must skip a corner.
+
+    The model's own range stays the outer bound, so a narrowed gene can never
+    accept a value :class:`Genome` would refuse.
+
+    Args:
+        ranges: ``gene name -> (low, high)``, inclusive, inside the model's range.
+
+    Raises:
+        ConfigError: on an unknown or enum gene, or a range outside the model's.
+    """
+    by_name = {spec.name: spec for spec in GENES}
+    for name, (low, high) in ranges.items():
+        spec = by_name.get(name)
+        if spec is None or spec.kind == "enum":
+            raise ConfigError(f"gene {name!r} is not a numeric gene ({', '.join(GENE_NAMES)})")
+        assert spec.low is not None and spec.high is not None
+        if not spec.low <= low <= high <= spec.high:
+            raise ConfigError(
+                f"gene {name} range {low:g}..{high:g} is outside its allowed "
+                f"{spec.describe_range()} (or empty)"
+            )
+    return tuple(
+        replace(spec, low=ranges[spec.name][0], high=ranges[spec.name][1])
+        if spec.name in ranges
+        else spec
+        for spec in GENES
+    )
 
 
 def make_genome(values: dict[str, Any]) -> Genome:

@@ -418,8 +418,9 @@ def test_resume_after_interrupt_equals_an_unbroken_run(
             falkor, load_corpus(corpus_path), EvolveOptions(**options), on_generation=interrupt
         )
     saved = json.loads(checkpoint_path(tmp_path / "cut").read_text())
-    assert saved["generation"] == 1
+    assert saved["generation"] == 1 and saved["elapsed_s"] > 0
     resumed = _run(falkor, corpus_path, tmp_path / "cut", resume=True, compare_random=True)
+    assert resumed.elapsed_s > saved["elapsed_s"]  # the whole search, not the last session
     assert _fingerprint(resumed) == _fingerprint(unbroken)
     assert list(resumed.study.logbook) == list(unbroken.study.logbook)
     assert _winner(resumed) == _winner(unbroken)
