@@ -16,6 +16,7 @@ from typing import Any
 from evolution.study import Study
 from mragent.bench import write_json_atomic
 from mragent.errors import ConfigError, CorpusError
+from mragent.files import quarantine
 
 FORMAT = "mragent-evolve-checkpoint/1"
 CHECKPOINT_NAME = "checkpoint.json"
@@ -42,15 +43,6 @@ def save_checkpoint(
     write_json_atomic(path, state)
 
 
-def _quarantine(path: Path) -> Path:
-    n = 1
-    while path.with_name(f"{path.name}.corrupt-{n}").exists():
-        n += 1
-    target = path.with_name(f"{path.name}.corrupt-{n}")
-    path.replace(target)
-    return target
-
-
 def load_checkpoint(path: Path, study: Study, fingerprint: dict[str, Any]) -> float:
     """Restore ``study`` from the checkpoint at ``path``.
 
@@ -74,7 +66,7 @@ def load_checkpoint(path: Path, study: Study, fingerprint: dict[str, Any]) -> fl
         if not isinstance(run, dict) or any(key not in run for key in fingerprint):
             raise ValueError("'run' must be an object naming seed, population, corpus, ...")
     except (OSError, UnicodeDecodeError, ValueError, KeyError) as exc:
-        moved = _quarantine(path)
+        moved = quarantine(path)
         raise CheckpointError(
             str(path), None, f"corrupt checkpoint ({exc}); moved to {moved}"
         ) from None
@@ -88,7 +80,7 @@ def load_checkpoint(path: Path, study: Study, fingerprint: dict[str, Any]) -> fl
         study.restore(data)
         elapsed = float(data.get("elapsed_s", 0.0))
     except (ConfigError, KeyError, TypeError, ValueError, IndexError) as exc:
-        moved = _quarantine(path)
+        moved = quarantine(path)
         raise CheckpointError(
             str(path), None, f"corrupt checkpoint ({type(exc).__name__}: {exc}); moved to {moved}"
         ) from None

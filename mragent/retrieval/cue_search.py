@@ -29,6 +29,7 @@ from mragent.view import ReadView
 HNSW_M = 16
 HNSW_EF_CONSTRUCTION = 200
 DENSE_CANDIDATES = 32  # dense hits fused per question, capped by efSearch
+NATIVE_FETCH_MAX = 16_384  # the most hits asked of the shared native vector index
 
 
 @dataclass(frozen=True)
@@ -109,17 +110,25 @@ class CueIndex:
         vector: np.ndarray,
         k: int = DENSE_CANDIDATES,
     ) -> dict[str, float]:
-        """Dense candidates from the database's own vector index, within ``scopes``."""
-        # The index spans every namespace: oversample, then keep this namespace's hits.
-        fetch = max(k * 8, 64)
-        rows = store.run(
-            "cue_vector_search",
-            {"ns": ns, "scopes": list(scopes), "k": fetch, "embedding": vector.tolist()},
-        )
+        """Dense candidates from the database's own vector index, within ``scopes``.
+
+        The index spans every namespace and scope of the database, and the view's
+        predicate applies after its top-k: the fetch grows (4x per try, up to
+        :data:`NATIVE_FETCH_MAX`) until ``k`` of this view's cues are among the hits.
+        """
         caps = store.capabilities
-        # The snapshot holds the cues of the read view; the index holds every cue.
-        visible = [row for row in rows if row["id"] in self.position]
-        return {row["id"]: caps.similarity(row["raw_score"]) for row in visible[:k]}
+        wanted = min(k, len(self.ids))
+        fetch = max(k * 8, 64)
+        while True:
+            rows = store.run(
+                "cue_vector_search",
+                {"ns": ns, "scopes": list(scopes), "k": fetch, "embedding": vector.tolist()},
+            )
+            # The snapshot holds the cues of the read view; the index holds every cue.
+            visible = [row for row in rows if row["id"] in self.position]
+            if len(visible) >= wanted or fetch >= NATIVE_FETCH_MAX:
+                return {row["id"]: caps.similarity(row["raw_score"]) for row in visible[:k]}
+            fetch *= 4
 
     def sparse(self, question: str) -> dict[str, float]:
         """BM25 over cue texts: cue id -> score (only cues sharing a term)."""
