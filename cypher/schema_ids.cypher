@@ -9,4 +9,9 @@ CREATE INDEX content_id IF NOT EXISTS FOR (m:Content) ON (m.id);
 CREATE INDEX content_key IF NOT EXISTS FOR (m:Content) ON (m.ns, m.key);
 CREATE INDEX content_lineage IF NOT EXISTS FOR (m:Content) ON (m.lineage);
 CREATE INDEX content_hash IF NOT EXISTS FOR (m:Content) ON (m.hash);
-CREATE INDEX memory_space_ns IF NOT EXISTS FOR (s:MemorySpace) ON (s.ns);
+// One MemorySpace per namespace, even when several processes write a new namespace at
+// once: MERGE alone can create two under concurrency; a uniqueness constraint cannot.
+// (Its own index replaces the plain one earlier versions created.)
+DROP INDEX memory_space_ns IF EXISTS;
+CREATE CONSTRAINT memory_space_ns_unique IF NOT EXISTS
+FOR (s:MemorySpace) REQUIRE s.ns IS UNIQUE;

@@ -5,9 +5,9 @@ from __future__ import annotations
 import contextlib
 import random
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypeVar
 
 import neo4j
 import neo4j.exceptions
@@ -17,6 +17,7 @@ from mragent.store.base import Capabilities, GraphStore, Rows, Transaction
 
 _DRIVER_ERRORS = (neo4j.exceptions.Neo4jError, neo4j.exceptions.DriverError)
 TRANSIENT_RETRIES = 8  # a single statement is retried on a transient error this many times
+T = TypeVar("T")
 
 
 def _translate(name: str, exc: Exception) -> Exception:
@@ -103,20 +104,31 @@ class BoltStore(GraphStore):
         return self._open_session
 
     def _execute(self, name: str, text: str, params: dict[str, Any]) -> Rows:
-        for attempt in range(TRANSIENT_RETRIES + 1):
+        return self._retrying(
+            name, lambda: [record.data() for record in self._session().run(text, params)]
+        )
+
+    def _retrying(self, name: str, work: Callable[[], T]) -> T:
+        """Run one auto-commit statement, again after a transient error.
+
+        A deadlock between concurrent writers (MERGEs from several hosts, schema
+        statements from several first connections) rolls the statement back, so
+        running it again is safe.
+        """
+        for attempt in range(TRANSIENT_RETRIES):
             try:
-                return [record.data() for record in self._session().run(text, params)]
-            except neo4j.exceptions.TransientError as exc:
-                # A deadlock between concurrent MERGEs (writers on several hosts): the
-                # server rolled the statement back, so running it again is safe.
+                return work()
+            except neo4j.exceptions.TransientError:
                 self._reset_session()
-                if attempt == TRANSIENT_RETRIES:
-                    raise _translate(name, exc) from None
                 time.sleep(random.uniform(0, 0.05 * 2**attempt))
             except _DRIVER_ERRORS as exc:
                 self._reset_session()
                 raise _translate(name, exc) from None
-        raise AssertionError("unreachable")
+        try:
+            return work()
+        except _DRIVER_ERRORS as exc:
+            self._reset_session()
+            raise _translate(name, exc) from None
 
     def _reset_session(self) -> None:
         if self._open_session is not None:
@@ -136,11 +148,11 @@ class BoltStore(GraphStore):
 
     def _execute_schema(self, name: str, statement: str) -> None:
         try:
-            self._session().run(statement).consume()
-        except neo4j.exceptions.ClientError as exc:
+            self._retrying(name, lambda: self._session().run(statement).consume())
+        except QueryError as exc:
             # Memgraph lacks IF NOT EXISTS for some index kinds.
             if "already exists" not in str(exc).lower():
-                raise _translate(name, exc) from None
+                raise
 
     def drop_all(self) -> None:
         """Delete every node (every namespace). Used by tests and benchmarks."""
