@@ -180,6 +180,21 @@ def build_network(trace: Trace) -> Network:
             level=level.get(c.id, 1),
             title=f"{c.title}: {c.fate.value}. {c.reason}\nevidence {c.evidence:.3f}\n\n{c.text}",
         )
+    # A path may end at a content the trace does not list (the floorless shadow walk
+    # reaches contents the real traversal never returned): draw it with its path's fate.
+    shown = set(net.get_nodes())
+    for path in paths:
+        end = path.nodes[-1]
+        if end not in shown:
+            shown.add(end)
+            net.add_node(
+                end,
+                label=trace.name(end),
+                group=f"content-{path.fate.value}",
+                shape="box",
+                level=level.get(end, 1),
+                title=f"{trace.name(end)}: {path.fate.value} (reached only by this walk)",
+            )
     edges: dict[tuple[str, str], tuple[Fate, float, int]] = {}
     for path in paths:
         steps = zip(path.nodes, path.nodes[1:], trace.prefix_evidence(path), strict=False)

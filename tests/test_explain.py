@@ -6,6 +6,7 @@ CHAIN fixture corpus, whose graph is small enough to reason about by hand.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from pathlib import Path
@@ -227,3 +228,21 @@ def test_html_page_escapes_memory_text(falkor_store: GraphStore, tmp_path: Path)
     text = page.read_text(encoding="utf-8")
     assert payload not in text and "<img src=x" not in text
     assert "Evil" in text
+
+
+def test_html_view_draws_paths_to_contents_the_trace_does_not_list(
+    falkor_store: GraphStore, tmp_path: Path
+) -> None:
+    # On large memories the floorless shadow walk reaches contents the traversal never
+    # returned; the page must still draw (it used to fail on a "non existent node").
+    ns = "explain-unlisted"
+    try:
+        ingest(falkor_store, parse_corpus(CHAIN), ns)
+        trace = build_trace(Memory(falkor_store, ns), QUESTION, DEFAULT)
+    finally:
+        falkor_store.run("delete_namespace", {"ns": ns})
+    dropped = trace.paths[0].nodes[-1]
+    partial = dataclasses.replace(trace, contents=[c for c in trace.contents if c.id != dropped])
+    page = tmp_path / "partial.html"
+    write_html(partial, page)
+    assert trace.name(dropped) in page.read_text(encoding="utf-8")
