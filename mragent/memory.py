@@ -39,6 +39,7 @@ class Reconstruction:
     answer: Answer
     timings_ms: dict[str, float] = field(default_factory=dict)
     cue_work: int = 0
+    bridge_work: int = 0
 
     @property
     def retrieved_keys(self) -> list[str]:
@@ -52,8 +53,9 @@ class Reconstruction:
 
     @property
     def work(self) -> int:
-        """Deterministic cost: HNSW beam width plus graph elements on surviving paths."""
-        return self.cue_work + sum(c.elements for c in self.candidates)
+        """Deterministic cost: HNSW beam width, graph elements on surviving paths and
+        on the bridge walk's patterns."""
+        return self.cue_work + sum(c.elements for c in self.candidates) + self.bridge_work
 
     @property
     def latency_ms(self) -> float:
@@ -133,22 +135,28 @@ class Memory:
         now = time.perf_counter()
         timings["traversal"], mark = (now - mark) * 1000, now
         kept = [s for s in seeds if s in cues]
-        bridges, extra = self.passages.bridges(
-            self.store, self.ns, self.view, kept, genome.traversalDepth
-        )
+        walk = self.passages.bridges(self.store, self.ns, self.view, kept, genome.traversalDepth)
         now = time.perf_counter()
         # The bridge walk is a second round trip: timed as its own stage, not as synthesis.
         timings["bridge"], mark = (now - mark) * 1000, now
         ranked = blend(
             rerank(candidates, genome.rerank),
             self.passages.relevance(question),
-            bridges,
-            extra,
+            walk.scores,
+            walk.extra,
             max(len(candidates), genome.maxContent * 2),
         )
         context = assemble(ranked, genome.promptStrategy, genome.maxContent)
         answer = self.synthesizer.answer(question, context)
         timings["synthesis"] = (time.perf_counter() - mark) * 1000
         return Reconstruction(
-            question, cues, candidates, ranked, context, answer, timings, cue_work=genome.efSearch
+            question,
+            cues,
+            candidates,
+            ranked,
+            context,
+            answer,
+            timings,
+            cue_work=genome.efSearch,
+            bridge_work=walk.elements,
         )

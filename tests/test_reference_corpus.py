@@ -63,3 +63,14 @@ def test_every_bridge_is_reachable_at_depth_three_with_suitable_genes(memory: Me
         if not run_questions(memory, [q for q in bridges if q.id == qid], deep)[0].correct
     ]
     assert still == []
+
+
+def test_work_counts_the_bridge_walk(memory: Memory) -> None:
+    # Passage seeds open a bridge walk at depth >= 2; its patterns are work too, so a
+    # genome cannot look cheap by moving its cost from the traversal to the walk.
+    bridge = next(q for q in CORPUS.questions if q.kind == "bridge-2")
+    shallow = memory.reconstruct(bridge.question, Genome(traversalDepth=1))
+    deep = memory.reconstruct(bridge.question, Genome(traversalDepth=2))
+    assert shallow.bridge_work == 0 and deep.bridge_work > 0
+    graph = sum(c.elements for c in deep.candidates)
+    assert deep.work == deep.cue_work + graph + deep.bridge_work

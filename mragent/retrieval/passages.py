@@ -26,6 +26,7 @@ bound the traversal, rerank orders the graph score, maxContent cuts the context.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from mragent.retrieval.cue_search import CueHit, CueIndex
@@ -38,6 +39,9 @@ from mragent.view import ReadView
 SEED_FLOOR = 0.2  # seeds scoring under this share of the best seed are not evidence
 BRIDGE_WEIGHT = 1.0  # weight of "a relevant passage mentions this one by title"
 GRAPH_WEIGHT = 0.3  # weight of the reconstruction's own (reranked) score
+# Nodes and edges of one bridge row: seed, its tag, the mentioned tag, the bridged
+# content, and the three edges between them.
+BRIDGE_ELEMENTS = 7
 
 
 class PassageSeeder:
@@ -94,29 +98,40 @@ class PassageSeeder:
         view: ReadView,
         seeds: list[CueHit],
         depth: int,
-    ) -> tuple[dict[str, float], list[Candidate]]:
+    ) -> BridgeWalk:
         """The seed passages, and the contents they mention by title (one round trip).
 
         A bridge is a ``LINKED_TO`` hop beyond the seed's own tag, the second
         hop of the traversal shape, so it is walked only when ``depth`` >= 2.
-
-        Returns:
-            Content id -> summed score of the seeds mentioning it, and the seed
-            and bridged contents as candidates.
         """
         index = {row["id"]: i for i, row in enumerate(self.rows)}
         weight = {self.seed_content[s.id]: s.score for s in seeds if s.id in self.seed_content}
         if not weight:
-            return {}, []
+            return BridgeWalk({}, [], 0)
         if depth < 2:
-            return {}, [self.candidate(index[cid]) for cid in weight]
+            return BridgeWalk({}, [self.candidate(index[cid]) for cid in weight], 0)
         rows = store.run("bridge_contents", {"ns": ns, **view.params(), "seeds": list(weight)})
         found: dict[str, float] = {}
         for row in rows:
             found[row["content_id"]] = found.get(row["content_id"], 0.0) + weight[row["seed_id"]]
         extra = [self.candidate(index[cid]) for cid in weight]
         extra += [self.candidate(index[cid], hops=1) for cid in found if cid in index]
-        return found, extra
+        return BridgeWalk(found, extra, BRIDGE_ELEMENTS * len(rows))
+
+
+@dataclass(frozen=True)
+class BridgeWalk:
+    """What the bridge walk found and what it touched.
+
+    Attributes:
+        scores: Content id -> summed score of the seeds mentioning it.
+        extra: The seed and bridged contents as candidates.
+        elements: Graph elements on the walked patterns (the walk's share of work).
+    """
+
+    scores: dict[str, float]
+    extra: list[Candidate]
+    elements: int
 
 
 def merge_cues(found: list[CueHit], seeds: list[CueHit], k: int) -> list[CueHit]:
