@@ -1,9 +1,10 @@
 // get_space: the namespace's settings: embedding stamp (and a re-embedding under way),
 // trusted agents, audit anchor.
 // params: ns
-// returns: embedder, migrating_to, trusted, audit_seq, audit_head
+// returns: embedder, migrating_to, schema, trusted, audit_seq, audit_head
 // scope: namespace-wide: one MemorySpace node per namespace
 MATCH (s:MemorySpace)
 WHERE s.ns = $ns
-RETURN s.embedder AS embedder, s.migrating_to AS migrating_to, s.trusted AS trusted,
+RETURN s.embedder AS embedder, s.migrating_to AS migrating_to, s.schema AS schema,
+       s.trusted AS trusted,
        s.audit_seq AS audit_seq, s.audit_head AS audit_head

@@ -4,5 +4,7 @@
 // scope: namespace-wide: re-embedding covers every scope of the namespace
 MATCH (s:MemorySpace)
 WHERE s.ns = $ns AND s.migrating_to = $target
-SET s.embedder = $target, s.migrating_to = null, s.migration_cursor = null
+// One property removed per statement: FalkorDB 4.16 removes the wrong ones when a
+// statement removes two or more (see memory_purge.cypher); the cursor is reset instead.
+SET s.embedder = $target, s.migration_cursor = '', s.migrating_to = null
 RETURN s.embedder AS embedder

@@ -53,6 +53,7 @@ ACTIONS = frozenset(
         "trust",
         "import",
         "ingest",
+        "migrate",
         "reembed",
         "abort",
     }

@@ -13,7 +13,7 @@ from typing import Protocol
 
 import numpy as np
 
-from mragent.errors import ConfigError, EmbeddingMismatch, MigrationInProgress
+from mragent.errors import ConfigError, EmbeddingMismatch
 
 _WORD = re.compile(r"[a-z0-9]+")
 
@@ -103,19 +103,6 @@ def check_identity(namespace: str, stamped: str | None, mine: EmbedderIdentity) 
             f"namespace {namespace!r} was written with embedder {stamped}; "
             f"refusing a write with {mine.as_text()} (use 'mragent reembed' to migrate)"
         )
-
-
-def check_space(namespace: str, space: dict[str, object] | None, mine: EmbedderIdentity) -> None:
-    """Refuse to read or write a namespace (a ``get_space`` row) in another embedding
-    space than ``mine``, or while ``mragent reembed`` is migrating it.
-
-    Raises:
-        MigrationInProgress: during a re-embedding.
-        EmbeddingMismatch: naming both identities.
-    """
-    if space and space.get("migrating_to"):
-        raise MigrationInProgress(namespace, space.get("embedder"), str(space["migrating_to"]))
-    check_identity(namespace, space.get("embedder") if space else None, mine)
 
 
 def default_embedder() -> HashingEmbedder:

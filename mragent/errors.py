@@ -82,3 +82,7 @@ class MigrationInProgress(EmbeddingMismatch):
             f"--ns {namespace} --embedder {target}' to finish it)"
         )
         self.namespace, self.source, self.target = namespace, source, target
+
+
+class LegacyNamespace(MragentError):
+    """A namespace was written in an older store schema; ``mragent migrate`` upgrades it."""

@@ -34,9 +34,10 @@ from typing import Any
 from mragent.audit import AuditLog
 from mragent.audited import audited
 from mragent.corpus import Content, Corpus, validate_namespace
-from mragent.embedding import Embedder, check_space, default_embedder
+from mragent.embedding import Embedder, default_embedder
 from mragent.extract import Extractor, RuleExtractor
 from mragent.principal import Principal
+from mragent.space import STORE_SCHEMA, check_space
 from mragent.store.base import GraphStore
 from mragent.view import DEFAULT_SCOPE, validate_scope
 
@@ -278,7 +279,8 @@ def prepare_write(store: GraphStore, ns: str, embedder: Embedder) -> dict[str, A
     check_space(ns, rows[0] if rows else None, embedder.identity)
     store.ensure_schema(embedder.identity.dimension)
     if not rows:
-        store.run("stamp_space", {"ns": ns, "embedder": embedder.identity.as_text()})
+        stamp = {"ns": ns, "embedder": embedder.identity.as_text(), "schema": STORE_SCHEMA}
+        store.run("stamp_space", stamp)
         rows = store.run("get_space", {"ns": ns})
     return rows[0]
 

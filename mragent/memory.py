@@ -13,7 +13,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 
-from mragent.embedding import Embedder, EmbedderIdentity, check_space, default_embedder
+from mragent.embedding import Embedder, EmbedderIdentity, default_embedder
 from mragent.errors import MragentError
 from mragent.genome import Genome
 from mragent.retrieval.cue_search import CueHit, CueIndex
@@ -22,6 +22,7 @@ from mragent.retrieval.passages import PassageSeeder, blend, merge_cues
 from mragent.retrieval.reconstruct import Candidate, ContentTexts, reconstruct
 from mragent.retrieval.rerank import Ranked, rerank
 from mragent.retrieval.synthesis import Answer, Context, Synthesizer, assemble
+from mragent.space import check_space
 from mragent.store.base import GraphStore
 from mragent.text import content_words
 from mragent.view import ReadView

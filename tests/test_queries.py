@@ -89,3 +89,17 @@ def test_every_memory_node_a_scoped_query_matches_is_scope_filtered() -> None:
             # A node reached only through an edge of a scoped node shares its scope
             # (edges never cross scopes); the test names the ones that are not.
             raise AssertionError(f"{path}: node {var!r} is matched without a scope predicate")
+
+
+def test_no_query_removes_two_properties_at_once() -> None:
+    # FalkorDB 4.16 removes the wrong properties of a node when one statement removes
+    # two or more of them (measured: about half the time for four); one removal among
+    # any number of updates is safe. So a query may remove at most one property.
+    removal = re.compile(r"\b\w+\.\w+\s*=\s*null\b|\bREMOVE\s+\w+\.\w+", re.I)
+    for path in query_dir().rglob("*.cypher"):
+        body = "\n".join(
+            line for line in path.read_text().splitlines() if not line.startswith("//")
+        )
+        for statement in body.split(";"):
+            found = removal.findall(statement)
+            assert len(found) <= 1, f"{path}: removes {found} in one statement"

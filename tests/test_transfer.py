@@ -547,3 +547,23 @@ def test_cli_round_trip(falkordb_url: str, tmp_path: Path, audit_log_path: Path)
         with open_store(falkordb_url) as store:
             for name in (source, target):
                 store.run("delete_namespace", {"ns": name})
+
+
+def test_purge_erases_the_text_and_keeps_every_other_property(
+    store: GraphStore, other_ns: str, log: AuditLog, exported: tuple[Written, Path]
+) -> None:
+    # Imported versions carry their properties in another order than remembered ones;
+    # purging must touch only the text and the words taken from it on either.
+    written, path = exported
+    import_memories(store, other_ns, path, principal=ANA, audit=log)
+    memories = Memories(store, other_ns, log)
+    remembered = memories.remember("Porto lies on the Douro.", principal=ANA, title="Porto").id
+    for target in (written.basel, remembered):
+        memories.forget(target, principal=ANA, reason="test")
+        before = all_records(store, other_ns)[target]
+        memories.purge(target, principal=ANA, reason="test")
+        after = all_records(store, other_ns)[target]
+        changed = {key for key in before if before[key] != after[key]}
+        assert {"text", "purged_at"} <= changed
+        assert changed <= {"text", "title", "given_tags", "given_cues", "purged_at"}
+        assert after["text"] is None and after["title"] in ("", None)

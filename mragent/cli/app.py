@@ -11,6 +11,7 @@ from mragent.cli.memory import (
     correct_command,
     forget_command,
     history_command,
+    migrate_command,
     purge_command,
     recall_command,
     remember_command,
@@ -39,6 +40,7 @@ app.command("forget")(forget_command)
 app.command("purge")(purge_command)
 app.command("history")(history_command)
 app.command("reembed")(reembed_command)
+app.command("migrate")(migrate_command)
 app.command("export")(export_command)
 app.command("import")(import_command)
 app.add_typer(review_app, name="review")

@@ -36,6 +36,7 @@ from mragent.errors import ConfigError
 from mragent.genome import load_genome
 from mragent.memories import Memories
 from mragent.memory import Memory
+from mragent.migrate import migrate_namespace
 from mragent.principal import Principal, parse_principal
 from mragent.records import MemoryRecord, iso, parse_time
 from mragent.store import open_store
@@ -230,3 +231,25 @@ def recall_command(
         say(rec.answer.text or "(no answer)")
         for item in items:
             say(f"  {item['id']}  {item['text']}")
+
+
+def migrate_command(
+    principal: PrincipalOption = None,
+    ns: NsOption = "default",
+    scope: ScopeOption = DEFAULT_SCOPE,
+    db: DbOption = None,
+    audit: AuditLogOption = None,
+) -> None:
+    """Upgrade a namespace written by an earlier mragent (its memories gain provenance)."""
+    with cli_errors(), writing(principal, ns, db, audit) as (memories, who):
+        report = migrate_namespace(
+            memories.store, ns, principal=who, audit=memories.audit, scope=scope
+        )
+        if not report.changed:
+            say(f"namespace {ns!r} is already in the current store schema")
+        else:
+            say(
+                f"migrated {ns!r}: {report.contents} contents vouched for by {who} in scope "
+                f"{scope!r}, {report.tags} tags and {report.cues} cues scoped, "
+                f"{report.hashed} texts hashed"
+            )
