@@ -43,7 +43,7 @@ from mragent.view import DEFAULT_SCOPE, validate_scope
 
 BATCH_SIZE = 500
 # Bumped whenever ingest writes a different graph for the same input.
-GRAPH_LAYOUT = "4"
+GRAPH_LAYOUT = "5"
 PRIMARY_REF = 1.0
 MENTION_REF = 0.6
 BACKWARD_DAMPING = 0.8
