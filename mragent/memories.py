@@ -271,7 +271,9 @@ class Memories:
             principal, "forget", record.lineage, record.hash, None, {"reason": reason}
         ):
             rows = self.store.run("memory_forget", {**params, "at": now, "reason": reason})
-            self._prune_orphans(scope, sorted({t for row in rows for t in row["tags"]}))
+            # The tags cut now, and those a forget interrupted before pruning cut earlier.
+            cut = {t for row in rows for t in [*row["tags"], *(row["cut_tags"] or [])]}
+            self._prune_orphans(scope, sorted(cut))
             self._rank(scope, sorted({t for row in rows for t in row["tag_names"]}), [])
         return [row["id"] for row in rows]
 

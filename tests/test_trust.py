@@ -493,3 +493,36 @@ def test_as_of_reads_the_trust_state_a_memory_had_then(
     record = memories.get(b.id)
     assert (record.trust_log, record.trust_at) == (["accepted", "pending"], [100.0, 300.0])
     assert memories.get(a.id).trust_log == ["pending", "accepted", "rejected"]
+
+
+def test_a_forget_run_again_prunes_what_an_interrupted_one_left(
+    memories: Memories, store: GraphStore, ns: str
+) -> None:
+    # A crash between the tombstone statement and the pruning leaves orphan tags and
+    # cues behind; forgetting again must still remove them.
+    memories.remember("Quorvex Halden founded the Ivrel guild.", principal=ANA)
+    kept = memories.remember("The Ivrel guild meets in Lisbon.", principal=ANA)
+    target = memories.remember("Quorvex Halden was born in Zmarta.", principal=ANA)
+    prune = Memories._prune_orphans
+
+    def crash(self: Memories, scope: str, tags: list[str]) -> None:
+        raise RuntimeError("crashed before pruning")
+
+    Memories._prune_orphans = crash  # type: ignore[method-assign]
+    try:
+        with pytest.raises(RuntimeError):
+            memories.forget(target.id, principal=ANA, reason="test")
+    finally:
+        Memories._prune_orphans = prune  # type: ignore[method-assign]
+    assert "Zmarta" in _cue_texts_all(store, ns)  # left behind by the crash
+    memories.forget(target.id, principal=ANA, reason="test")
+    assert "Zmarta" not in _cue_texts_all(store, ns)
+    assert memories.get(kept.id).current
+
+
+def _cue_texts_all(store: GraphStore, ns: str) -> set[str]:
+    """Every cue text of the namespace, whatever it leads to."""
+    rows = store._execute(
+        "cue_texts", "MATCH (c:Cue) WHERE c.ns = $ns RETURN c.text AS text", {"ns": ns}
+    )
+    return {row["text"] for row in rows}
