@@ -19,7 +19,7 @@ from mragent.genome import Genome
 from mragent.retrieval.cue_search import CueHit, CueIndex
 from mragent.retrieval.extractive import ExtractiveSynthesizer
 from mragent.retrieval.passages import PassageSeeder, blend, merge_cues
-from mragent.retrieval.reconstruct import Candidate, ContentTexts, reconstruct
+from mragent.retrieval.reconstruct import Candidate, ContentTexts, traverse
 from mragent.retrieval.rerank import Ranked, rerank
 from mragent.retrieval.synthesis import Answer, Context, Synthesizer, assemble
 from mragent.space import check_space
@@ -130,16 +130,23 @@ class Memory:
         cues = self.cue_index.search(question, genome, dense)
         seeds = self.passages.seeds(question, genome.cueK)
         cues = merge_cues(cues, seeds, genome.cueK)
+        kept = [s for s in seeds if s in cues]
         mark = time.perf_counter()
         timings["cue_search"] = (mark - start) * 1000
-        candidates = reconstruct(self.store, self.ns, self.view, cues, genome, self.texts)
+        # One round trip: the traversal from the entry cues and the seeds' bridge walk.
+        found = traverse(
+            self.store,
+            self.ns,
+            self.view,
+            cues,
+            genome,
+            self.texts,
+            seeds=self.passages.seed_ids(kept, genome.traversalDepth),
+        )
+        candidates = found.candidates
+        walk = self.passages.bridges(kept, genome.traversalDepth, found.bridges)
         now = time.perf_counter()
         timings["traversal"], mark = (now - mark) * 1000, now
-        kept = [s for s in seeds if s in cues]
-        walk = self.passages.bridges(self.store, self.ns, self.view, kept, genome.traversalDepth)
-        now = time.perf_counter()
-        # The bridge walk is a second round trip: timed as its own stage, not as synthesis.
-        timings["bridge"], mark = (now - mark) * 1000, now
         ranked = blend(
             rerank(candidates, genome.rerank),
             self.passages.relevance(question),

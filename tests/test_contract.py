@@ -44,6 +44,7 @@ def _traverse(
             "prune": prune,
             "limit": 50,
             "paths_per_content": 4,
+            "seeds": [],
         },
         depth=depth,
     )
@@ -165,6 +166,7 @@ def test_namespaces_are_isolated(store: GraphStore, ns: str) -> None:
                 "prune": 0.0,
                 "limit": 50,
                 "paths_per_content": 4,
+                "seeds": [],
             },
             depth=3,
         )

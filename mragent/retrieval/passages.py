@@ -10,7 +10,7 @@ the best of them into entry cues that compete with cue-search hits for the same
 like a cue's, top seed 1.0. The traversal then runs from all entry points as
 usual.
 
-Bridges: the ``bridge_contents`` query walks, from each seed passage, the
+Bridges: ``traverse.cypher`` walks, in the same round trip, from each seed passage the
 literal ``(Content)<-[:REFERENCES]-(Tag)-[:LINKED_TO]->(Tag)-[:REFERENCES]->
 (Content)`` hop to the passages its text mentions by title (the extractor's
 title gazetteer puts those titles among its tags): the second hop of a bridge
@@ -33,8 +33,6 @@ from mragent.retrieval.cue_search import CueHit, CueIndex
 from mragent.retrieval.reconstruct import Candidate
 from mragent.retrieval.rerank import Ranked
 from mragent.retrieval.sparse import BM25
-from mragent.store.base import GraphStore
-from mragent.view import ReadView
 
 SEED_FLOOR = 0.2  # seeds scoring under this share of the best seed are not evidence
 BRIDGE_WEIGHT = 1.0  # weight of "a relevant passage mentions this one by title"
@@ -91,18 +89,22 @@ class PassageSeeder:
             row["id"], row["key"], row["title"] or "", row["text"], 0.0, 0, 0, hops, ()
         )
 
-    def bridges(
-        self,
-        store: GraphStore,
-        ns: str,
-        view: ReadView,
-        seeds: list[CueHit],
-        depth: int,
-    ) -> BridgeWalk:
-        """The seed passages, and the contents they mention by title (one round trip).
+    def seed_ids(self, seeds: list[CueHit], depth: int) -> list[str]:
+        """Content ids of the seed passages to walk bridges from (none below depth 2)."""
+        if depth < 2:
+            return []
+        return [self.seed_content[s.id] for s in seeds if s.id in self.seed_content]
+
+    def bridges(self, seeds: list[CueHit], depth: int, rows: list[tuple[str, str]]) -> BridgeWalk:
+        """The seed passages, and the contents they mention by title.
 
         A bridge is a ``LINKED_TO`` hop beyond the seed's own tag, the second
         hop of the traversal shape, so it is walked only when ``depth`` >= 2.
+
+        Args:
+            seeds: The passage seeds among the entry cues.
+            depth: The genome's traversalDepth.
+            rows: ``(seed id, bridged id)`` pairs the traversal's round trip walked.
         """
         index = {row["id"]: i for i, row in enumerate(self.rows)}
         weight = {self.seed_content[s.id]: s.score for s in seeds if s.id in self.seed_content}
@@ -110,10 +112,9 @@ class PassageSeeder:
             return BridgeWalk({}, [], 0)
         if depth < 2:
             return BridgeWalk({}, [self.candidate(index[cid]) for cid in weight], 0)
-        rows = store.run("bridge_contents", {"ns": ns, **view.params(), "seeds": list(weight)})
         found: dict[str, float] = {}
-        for row in rows:
-            found[row["content_id"]] = found.get(row["content_id"], 0.0) + weight[row["seed_id"]]
+        for seed_id, content_id in rows:
+            found[content_id] = found.get(content_id, 0.0) + weight[seed_id]
         extra = [self.candidate(index[cid]) for cid in weight]
         extra += [self.candidate(index[cid], hops=1) for cid in found if cid in index]
         return BridgeWalk(found, extra, BRIDGE_ELEMENTS * len(rows))

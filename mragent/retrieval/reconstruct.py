@@ -1,4 +1,4 @@
-"""Stage 2: reconstruction, as one Cypher round trip per question.
+"""Stage 2: reconstruction (and the bridge walk), as one Cypher round trip per question.
 
 Runs ``traverse.cypher`` (the literal ``(c:Cue)-[:LINKED_TO*1..N]->(t:Tag)
 -[:REFERENCES]->(m:Content)`` shape) with ``N`` = ``traversalDepth`` rendered
@@ -7,6 +7,7 @@ from the range-checked genome, and everything else as parameters.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -66,15 +67,29 @@ class ContentTexts:
         return self._rows
 
 
-def reconstruct(
+@dataclass(frozen=True)
+class Traversal:
+    """One round trip's answer: the reconstructed contents and the bridge rows.
+
+    Attributes:
+        candidates: Contents reached from the entry cues, strongest evidence first.
+        bridges: ``(seed content id, bridged content id)`` pairs of the bridge walk.
+    """
+
+    candidates: list[Candidate]
+    bridges: list[tuple[str, str]]
+
+
+def traverse(
     store: GraphStore,
     ns: str,
     view: ReadView,
     cues: list[CueHit],
     genome: Genome,
     texts: ContentTexts | None = None,
-) -> list[Candidate]:
-    """Expand entry cues into candidate contents, strongest evidence first.
+    seeds: Sequence[str] = (),
+) -> Traversal:
+    """Expand entry cues into candidate contents and walk the bridges of ``seeds``.
 
     Args:
         store: The graph store.
@@ -83,9 +98,10 @@ def reconstruct(
         cues: Entry cues with scores in (0, 1].
         genome: Supplies depth, fanout, prune threshold and maxContent.
         texts: Known content texts (a fresh cache when omitted).
+        seeds: Content ids of passage seeds to walk the bridge hop from.
     """
-    if not cues:
-        return []
+    if not cues and not seeds:
+        return Traversal([], [])
     rows = store.run(
         "traverse",
         {
@@ -98,13 +114,18 @@ def reconstruct(
             "prune": genome.pruneThreshold,
             "limit": genome.maxContent * POOL_FACTOR,
             "paths_per_content": TRAILS_PER_CONTENT,
+            "seeds": list(seeds),
         },
         depth=genome.traversalDepth,
     )
-    if not rows:
-        return []
-    known = (texts or ContentTexts()).get(store, ns, view, [row["content_id"] for row in rows])
-    return [
+    bridges = [(row["seed_id"], row["content_id"]) for row in rows if row["seed_id"] is not None]
+    found = [row for row in rows if row["seed_id"] is None]
+    # The query's UNION does not promise the traversal branch's order: restore it.
+    found.sort(key=lambda row: (-float(row["evidence"]), row["key"]))
+    if not found:
+        return Traversal([], bridges)
+    known = (texts or ContentTexts()).get(store, ns, view, [row["content_id"] for row in found])
+    candidates = [
         Candidate(
             id=row["content_id"],
             key=row["key"],
@@ -119,5 +140,18 @@ def reconstruct(
                 Trail(tuple(trail[2:]), float(trail[0]), int(trail[1])) for trail in row["trails"]
             ),
         )
-        for row in rows
+        for row in found
     ]
+    return Traversal(candidates, bridges)
+
+
+def reconstruct(
+    store: GraphStore,
+    ns: str,
+    view: ReadView,
+    cues: list[CueHit],
+    genome: Genome,
+    texts: ContentTexts | None = None,
+) -> list[Candidate]:
+    """:func:`traverse` without a bridge walk: the candidates only."""
+    return traverse(store, ns, view, cues, genome, texts).candidates
