@@ -7,7 +7,7 @@ from typing import Any
 
 from mragent.genome import Genome
 from mragent.retrieval.cue_search import CueHit
-from mragent.retrieval.reconstruct import reconstruct
+from mragent.retrieval.reconstruct import reconstruct, traverse
 from mragent.store.base import Capabilities, GraphStore, Rows
 from mragent.view import ReadView
 from tests.fixtures import INJECTIONS
@@ -90,3 +90,11 @@ def test_engine_dialect_comes_from_files() -> None:
     neo_text = " ".join(t for _, t, _ in neo.calls)
     assert "db.idx.fulltext.createNodeIndex" in falkor_text and "dimension: 8" in falkor_text
     assert "FULLTEXT INDEX" in neo_text and "`vector.dimensions`: 8" in neo_text
+
+
+def test_the_bridge_walk_shares_the_traversal_round_trip() -> None:
+    store = RecordingStore()
+    traverse(store, "n", VIEW, [_cue("a")], Genome(), seeds=["seed-1"])
+    [(name, _, params)] = store.calls
+    assert name == "traverse" and params["seeds"] == ["seed-1"]
+    assert reconstruct(RecordingStore(), "n", VIEW, [], Genome()) == []
