@@ -21,7 +21,7 @@ from mragent.genome import Genome
 from mragent.ingest import ingest
 from mragent.memory import Memory
 from mragent.principal import BENCH
-from mragent.retrieval.reconstruct import reconstruct
+from mragent.retrieval.reconstruct import traverse
 from mragent.store import open_store
 from mragent.synthetic import generate
 
@@ -62,7 +62,7 @@ def main() -> None:
             for engine, store in stores.items():
                 t0 = time.perf_counter()
                 memory = memories[engine]
-                reconstruct(store, ns, memory.view, cues[engine][i], genome, memory.texts)
+                traverse(store, ns, memory.view, cues[engine][i], genome, memory.texts)
                 times[engine].append((time.perf_counter() - t0) * 1000)
         line = [f"depth {depth}:"]
         for engine, values in times.items():

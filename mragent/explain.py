@@ -31,7 +31,7 @@ from rich.table import Table
 from mragent.errors import MragentError
 from mragent.genome import Genome
 from mragent.memory import Memory, Reconstruction
-from mragent.retrieval.reconstruct import HOP_DECAY, TRAILS_PER_CONTENT, reconstruct
+from mragent.retrieval.reconstruct import HOP_DECAY, TRAILS_PER_CONTENT, traverse
 from mragent.retrieval.synthesis import PRUNE_RATIO, TERSE_MAX, TERSE_RATIO
 
 # What may be printed into Cypher text between quotes: ids are uuid4 strings.
@@ -163,7 +163,9 @@ def _shadow(
     """Paths and contents the floor removed: the same traversal at pruneThreshold 0."""
     floor = genome.pruneThreshold
     floorless = genome.replace(pruneThreshold=0.0)
-    shadow = reconstruct(memory.store, memory.ns, memory.view, rec.cues, floorless, memory.texts)
+    shadow = traverse(
+        memory.store, memory.ns, memory.view, rec.cues, floorless, memory.texts
+    ).candidates
     returned = {c.id for c in rec.candidates}
     paths: list[TracePath] = []
     contents: list[TraceContent] = []

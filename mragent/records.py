@@ -15,6 +15,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from mragent.errors import ConfigError
+
 TrustState = Literal["pending", "accepted", "rejected"]
 
 
@@ -100,8 +102,6 @@ def parse_time(text: str, option: str) -> float:
     Raises:
         ConfigError: naming the option.
     """
-    from mragent.errors import ConfigError
-
     try:
         return float(text)
     except ValueError:

@@ -7,7 +7,7 @@ from typing import Any
 
 from mragent.genome import Genome
 from mragent.retrieval.cue_search import CueHit
-from mragent.retrieval.reconstruct import reconstruct, traverse
+from mragent.retrieval.reconstruct import traverse
 from mragent.store.base import Capabilities, GraphStore, Rows
 from mragent.view import ReadView
 from tests.fixtures import INJECTIONS
@@ -46,7 +46,7 @@ def _cue(text: str) -> CueHit:
 def test_genes_reach_the_query_as_parameters_or_the_depth_bound() -> None:
     store = RecordingStore()
     genome = Genome(traversalDepth=3, tagFanout=2, pruneThreshold=0.25, maxContent=7)
-    reconstruct(store, "ns1", VIEW, [_cue("a")], genome)
+    traverse(store, "ns1", VIEW, [_cue("a")], genome)
     [(name, text, params)] = store.calls
     assert name == "traverse"
     assert "[:LINKED_TO*1..3]" in text
@@ -58,7 +58,7 @@ def test_genes_reach_the_query_as_parameters_or_the_depth_bound() -> None:
 def test_user_strings_never_enter_the_query_text() -> None:
     for payload in INJECTIONS:
         store = RecordingStore()
-        reconstruct(store, payload, VIEW, [_cue(payload)], Genome())
+        traverse(store, payload, VIEW, [_cue(payload)], Genome())
         [(_, text, params)] = store.calls
         assert payload not in text
         assert params["ns"] == payload and params["cues"][0]["id"] == payload
@@ -68,17 +68,17 @@ def test_depth_is_the_only_text_that_changes_between_genomes() -> None:
     texts = set()
     for genome in (Genome(), Genome(cueK=9, tagFanout=8, pruneThreshold=0.0, maxContent=20)):
         store = RecordingStore()
-        reconstruct(store, "n", VIEW, [_cue("a")], genome)
+        traverse(store, "n", VIEW, [_cue("a")], genome)
         texts.add(store.calls[0][1])
     assert len(texts) == 1
     store = RecordingStore()
-    reconstruct(store, "n", VIEW, [_cue("a")], Genome(traversalDepth=4))
+    traverse(store, "n", VIEW, [_cue("a")], Genome(traversalDepth=4))
     assert store.calls[0][1] != texts.pop()
 
 
 def test_no_cues_means_no_round_trip() -> None:
     store = RecordingStore()
-    assert reconstruct(store, "n", VIEW, [], Genome()) == []
+    assert traverse(store, "n", VIEW, [], Genome()).candidates == []
     assert store.calls == []
 
 
@@ -97,4 +97,4 @@ def test_the_bridge_walk_shares_the_traversal_round_trip() -> None:
     traverse(store, "n", VIEW, [_cue("a")], Genome(), seeds=["seed-1"])
     [(name, _, params)] = store.calls
     assert name == "traverse" and params["seeds"] == ["seed-1"]
-    assert reconstruct(RecordingStore(), "n", VIEW, [], Genome()) == []
+    assert traverse(RecordingStore(), "n", VIEW, [], Genome()).bridges == []

@@ -14,7 +14,7 @@ from typing import Annotated
 
 import typer
 
-from mragent.audit import AuditLog, default_audit_path
+from mragent.audit import AuditLog
 from mragent.cli.common import (
     AsOfOption,
     AuditLogOption,
@@ -48,7 +48,7 @@ ReasonOption = Annotated[str, typer.Option("--reason", help="Why (kept in the au
 
 def audit_log(path: Path | None) -> AuditLog:
     """The audit log at ``path``, or the default one."""
-    return AuditLog(path or default_audit_path())
+    return AuditLog(path)
 
 
 @contextmanager
@@ -177,7 +177,7 @@ def history_command(
     """Show every version of a memory, with trust, valid time and record time."""
     with cli_errors():
         with open_store(db) as store:
-            versions = Memories(store, ns, AuditLog(default_audit_path())).history(memory_id, scope)
+            versions = Memories(store, ns, AuditLog()).history(memory_id, scope)
         if as_json:
             out.print_json(data=[v.to_json() for v in versions])
             return

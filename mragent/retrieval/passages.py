@@ -52,6 +52,7 @@ class PassageSeeder:
 
     def __init__(self, contents: Sequence[dict[str, Any]], cues: CueIndex) -> None:
         self.rows = list(contents)
+        self.position = {row["id"]: i for i, row in enumerate(self.rows)}
         self.keys = [row["key"] for row in contents]
         self.bm25 = BM25([f"{row['title'] or ''} {row['text']}" for row in contents])
         by_text = {text: cue_id for cue_id, text in zip(cues.ids, cues.texts, strict=True)}
@@ -106,17 +107,18 @@ class PassageSeeder:
             depth: The genome's traversalDepth.
             rows: ``(seed id, bridged id)`` pairs the traversal's round trip walked.
         """
-        index = {row["id"]: i for i, row in enumerate(self.rows)}
         weight = {self.seed_content[s.id]: s.score for s in seeds if s.id in self.seed_content}
         if not weight:
             return BridgeWalk({}, [], 0)
         if depth < 2:
-            return BridgeWalk({}, [self.candidate(index[cid]) for cid in weight], 0)
+            return BridgeWalk({}, [self.candidate(self.position[cid]) for cid in weight], 0)
         found: dict[str, float] = {}
         for seed_id, content_id in rows:
             found[content_id] = found.get(content_id, 0.0) + weight[seed_id]
-        extra = [self.candidate(index[cid]) for cid in weight]
-        extra += [self.candidate(index[cid], hops=1) for cid in found if cid in index]
+        extra = [self.candidate(self.position[cid]) for cid in weight]
+        extra += [
+            self.candidate(self.position[cid], hops=1) for cid in found if cid in self.position
+        ]
         return BridgeWalk(found, extra, BRIDGE_ELEMENTS * len(rows))
 
 

@@ -143,15 +143,3 @@ def traverse(
         for row in found
     ]
     return Traversal(candidates, bridges)
-
-
-def reconstruct(
-    store: GraphStore,
-    ns: str,
-    view: ReadView,
-    cues: list[CueHit],
-    genome: Genome,
-    texts: ContentTexts | None = None,
-) -> list[Candidate]:
-    """:func:`traverse` without a bridge walk: the candidates only."""
-    return traverse(store, ns, view, cues, genome, texts).candidates
