@@ -62,8 +62,9 @@ class FlatRetriever:
                     kind=q.kind,
                     # A flat lookup never abstains: it always returns its top k.
                     correct=is_correct(q.answerable, q.answers, context, abstained=False),
-                    em=0.0,
-                    f1=0.0,
+                    # No answer step: nothing to score, not a score of zero.
+                    em=None,
+                    f1=None,
                     answer=None,
                     recall={r: recall_at_k(keys, q.supporting, r) for r in RECALL_KS}
                     if q.supporting

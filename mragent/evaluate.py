@@ -28,8 +28,8 @@ class QuestionResult:
     id: str
     kind: str
     correct: bool
-    em: float
-    f1: float
+    em: float | None  # None: the system has no answer step (flat baselines)
+    f1: float | None
     answer: str | None
     recall: dict[int, float]
     tokens: int
@@ -48,8 +48,8 @@ class Summary:
 
     questions: int
     accuracy: float
-    em: float
-    f1: float
+    em: float | None  # None when no result had an answer step
+    f1: float | None
     recall: dict[int, float]
     tokens: float
     hops: float
@@ -108,6 +108,12 @@ def _pct(values: list[float], q: float) -> float:
     return float(np.percentile(values, q)) if values else 0.0
 
 
+def _mean_of_answers(values: list[float | None]) -> float | None:
+    """Mean over the results that were answered at all; None when none were."""
+    present = [v for v in values if v is not None]
+    return float(sum(present) / len(present)) if present else None
+
+
 def summarise(results: Sequence[QuestionResult]) -> Summary:
     """Means, recall and latency percentiles (overall and per stage)."""
     n = len(results)
@@ -121,8 +127,8 @@ def summarise(results: Sequence[QuestionResult]) -> Summary:
     return Summary(
         questions=n,
         accuracy=mean([float(r.correct) for r in results]),
-        em=mean([r.em for r in results]),
-        f1=mean([r.f1 for r in results]),
+        em=_mean_of_answers([r.em for r in results]),
+        f1=_mean_of_answers([r.f1 for r in results]),
         recall={k: mean([r.recall[k] for r in with_support]) for k in RECALL_KS}
         if with_support
         else {},

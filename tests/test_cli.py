@@ -58,6 +58,10 @@ def test_ingest_then_bench(corpus_file: Path, falkordb_url: str, tmp_path: Path)
     assert names == ["mragent", "mragent default", "flat bm25", "flat dense"]
     assert report["genome"]["traversalDepth"] == 3
     assert report["systems"][0]["summary"]["questions"] == 1
+    # Flat baselines have no answer step: EM/F1 are absent, not zero.
+    flat = report["systems"][2]["summary"]
+    assert flat["em"] is None and flat["f1"] is None
+    assert isinstance(report["systems"][0]["summary"]["em"], float)
     with open_store(falkordb_url) as store:
         store.run("delete_namespace", {"ns": "cli-a"})
 

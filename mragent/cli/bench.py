@@ -106,9 +106,8 @@ def _print(runs: list, engine: str, version: str, path: Path) -> None:
     for run in runs:
         s = run.summary
         recall = [f"{100 * s.recall[k]:.1f}" if s.recall else "-" for k in (2, 5, 10)]
-        quality.add_row(
-            run.name, f"{100 * s.accuracy:.1f}", f"{100 * s.em:.1f}", f"{100 * s.f1:.1f}", *recall
-        )
+        answers = [f"{100 * v:.1f}" if v is not None else "-" for v in (s.em, s.f1)]
+        quality.add_row(run.name, f"{100 * s.accuracy:.1f}", *answers, *recall)
         cost.add_row(
             run.name,
             f"{s.tokens:.0f}",
