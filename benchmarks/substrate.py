@@ -16,13 +16,13 @@ import statistics
 import time
 
 from mragent.audit import AuditLog
-from mragent.errors import BackendUnavailable
-from mragent.genome import Genome
+from mragent.core.errors import BackendUnavailable
+from mragent.core.genome import Genome
+from mragent.core.retrieval.reconstruct import traverse
+from mragent.core.store import open_store
 from mragent.ingest import ingest
 from mragent.memory import Memory
 from mragent.principal import BENCH
-from mragent.retrieval.reconstruct import traverse
-from mragent.store import open_store
 from mragent.synthetic import generate
 
 

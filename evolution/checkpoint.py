@@ -15,8 +15,8 @@ from typing import Any
 
 from evolution.study import Study
 from mragent.bench import write_json_atomic
-from mragent.errors import ConfigError, CorpusError
-from mragent.files import quarantine
+from mragent.core.errors import ConfigError, CorpusError
+from mragent.core.files import quarantine
 
 FORMAT = "mragent-evolve-checkpoint/1"
 CHECKPOINT_NAME = "checkpoint.json"

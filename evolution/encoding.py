@@ -1,8 +1,8 @@
 """The genome as a DEAP-free vector, and typed variation operators on a passed RNG.
 
-Every function here reads :data:`mragent.genome.GENES` (or a narrowed copy from
-:func:`mragent.genome.narrowed_genes`, passed as ``genes``), so adding or
-re-ranging a gene in :class:`~mragent.genome.Genome` changes the encoding with
+Every function here reads :data:`mragent.core.genome.GENES` (or a narrowed copy from
+:func:`mragent.core.genome.narrowed_genes`, passed as ``genes``), so adding or
+re-ranging a gene in :class:`~mragent.core.genome.Genome` changes the encoding with
 no edit here.
 A genotype is a list of raw gene values in ``GENES`` order: ``int`` for int
 genes, ``float`` for float genes (rounded to :data:`FLOAT_DECIMALS` places so
@@ -20,7 +20,7 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from mragent.genome import GENES, GeneSpec, Genome, make_genome
+from mragent.core.genome import GENES, GeneSpec, Genome, make_genome
 
 FLOAT_DECIMALS = 3
 # Distribution indices well below the textbook 15-20: a run spends ~100 evaluations,

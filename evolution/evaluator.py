@@ -23,11 +23,11 @@ from multiprocessing.pool import Pool
 
 from evolution.objectives import ACCURACY
 from evolution.trial import Evaluation, evaluation_from
-from mragent.corpus import Question
+from mragent.core.corpus import Question
+from mragent.core.genome import Genome
+from mragent.core.store import open_store
 from mragent.evaluate import judge
-from mragent.genome import Genome
 from mragent.memory import Memory
-from mragent.store import open_store
 
 
 @dataclass(frozen=True)

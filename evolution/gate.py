@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from evolution.trial import Evaluation, Trial
-from mragent.corpus import Question
-from mragent.genome import Genome
+from mragent.core.corpus import Question
+from mragent.core.genome import Genome
 from mragent.memory import Memory
 
 ACCURACY_GAIN = 0.05

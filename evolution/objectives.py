@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mragent.errors import ConfigError
+from mragent.core.errors import ConfigError
 
 RECALL_K = 5
 """The k of the recall objective (recall@2 and @10 are reported beside it)."""

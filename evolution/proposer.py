@@ -3,7 +3,7 @@
 Nothing in mragent needs a proposer: the study runs without one by default. One
 that is given (for example an LLM reading failure traces and suggesting
 genomes) returns plain mappings; the study validates each with
-:func:`mragent.genome.make_genome`, drops and counts the invalid ones, and
+:func:`mragent.core.genome.make_genome`, drops and counts the invalid ones, and
 injects the rest as extra offspring of the generation.
 """
 

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from evolution.encoding import decode, random_genotype
 from evolution.trial import Evaluation, Trial
-from mragent.genome import GENES, GeneSpec, Genome
+from mragent.core.genome import GENES, GeneSpec, Genome
 
 BatchEvaluate = Callable[[Sequence[Genome]], list[Evaluation]]
 

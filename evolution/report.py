@@ -1,7 +1,7 @@
 """Reports of a run: ``optimize.report.json``, ``optimize.report.md``, ``pareto.png``.
 
 Each file is written atomically. The JSON's ``evolved.genome`` is what
-:func:`mragent.genome.load_genome` reads from a report: the gate's winner, or
+:func:`mragent.core.genome.load_genome` reads from a report: the gate's winner, or
 the baseline when the gate failed (the baseline stands).
 """
 
@@ -20,12 +20,12 @@ from evolution.plot import plot_pareto
 from evolution.run import EvolveRun
 from evolution.trial import Evaluation, Trial
 from mragent.bench import write_json_atomic
-from mragent.corpus import Question
+from mragent.core.corpus import Question
+from mragent.core.genome import GENES
+from mragent.core.store import open_store
 from mragent.explain import build_trace
-from mragent.genome import GENES
 from mragent.html_view import write_html
 from mragent.memory import Memory
-from mragent.store import open_store
 
 REPORT_JSON, REPORT_MD, PARETO_PNG = "optimize.report.json", "optimize.report.md", "pareto.png"
 EXPLAIN_DIR, EXPLAIN_QUESTIONS = "explain", 3

@@ -21,11 +21,11 @@ from evolution.random_search import random_search
 from evolution.split import DEFAULT_SPLIT, split_questions
 from evolution.study import Study
 from evolution.trial import Evaluation, Trial
-from mragent.corpus import Corpus, Question
-from mragent.errors import ConfigError
-from mragent.genome import PRESETS, GeneSpec, Genome, narrowed_genes
+from mragent.core.corpus import Corpus, Question
+from mragent.core.errors import ConfigError
+from mragent.core.genome import PRESETS, GeneSpec, Genome, narrowed_genes
+from mragent.core.store.base import GraphStore
 from mragent.memory import Memory
-from mragent.store.base import GraphStore
 
 EXIT_GATE_FAILED = 3
 DEFAULT_POPULATION = 16

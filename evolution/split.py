@@ -7,8 +7,8 @@ import random
 from collections import defaultdict
 from collections.abc import Sequence
 
-from mragent.corpus import Question
-from mragent.errors import ConfigError
+from mragent.core.corpus import Question
+from mragent.core.errors import ConfigError
 
 DEFAULT_SPLIT = "0.3"
 

@@ -30,8 +30,8 @@ from evolution.encoding import (
 from evolution.objectives import ACCURACY, RECALL_METRIC, Objectives
 from evolution.proposer import MutationProposer, ProposalContext
 from evolution.trial import Evaluation, Trial, pareto_front
-from mragent.errors import ConfigError
-from mragent.genome import GENES, GeneSpec, Genome, make_genome
+from mragent.core.errors import ConfigError
+from mragent.core.genome import GENES, GeneSpec, Genome, make_genome
 
 BatchEvaluate = Callable[[Sequence[Genome]], list[Evaluation]]
 

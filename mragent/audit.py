@@ -39,8 +39,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from mragent.errors import MragentError
-from mragent.store.embedded import default_home
+from mragent.core.errors import MragentError
+from mragent.core.store.embedded import default_home
 
 ACTIONS = frozenset(
     {

@@ -7,8 +7,8 @@ from contextlib import contextmanager
 from typing import Any
 
 from mragent.audit import AuditError, AuditLog
+from mragent.core.store.base import GraphStore
 from mragent.principal import Principal
-from mragent.store.base import GraphStore
 
 
 @contextmanager

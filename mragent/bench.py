@@ -11,14 +11,14 @@ from typing import Any
 
 from mragent.audit import AuditLog
 from mragent.baselines import FlatRetriever
-from mragent.corpus import Corpus
+from mragent.core.corpus import Corpus
+from mragent.core.genome import PRESETS, Genome
+from mragent.core.store.base import GraphStore
 from mragent.evaluate import QuestionResult, ScoreBase, Summary, run_questions, score, summarise
-from mragent.genome import PRESETS, Genome
 from mragent.ingest import GRAPH_LAYOUT, ingest, namespace_stats
 from mragent.memory import Memory
 from mragent.negative import NegativeReport
 from mragent.principal import BENCH
-from mragent.store.base import GraphStore
 
 
 def corpus_namespace(corpus_path: Path) -> str:

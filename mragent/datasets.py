@@ -11,13 +11,13 @@
   optional pooled corpus is an object ``title -> [sentences]`` (or a list of
   ``{"title", "text"}``).
 
-Both become a :class:`~mragent.corpus.Corpus`: each distinct passage is one
-:class:`~mragent.corpus.Content` keyed by a hash of its title and text (so the
+Both become a :class:`~mragent.core.corpus.Corpus`: each distinct passage is one
+:class:`~mragent.core.corpus.Content` keyed by a hash of its title and text (so the
 same passage read from a question record and from the pool is one content),
-and each record one :class:`~mragent.corpus.Question` whose ``supporting`` keys
+and each record one :class:`~mragent.core.corpus.Question` whose ``supporting`` keys
 are its gold passages. With a pool, the contents are the pool's passages plus
 any question passage the pool lacks; without one, the union of the records'
-passages. A malformed record raises :class:`~mragent.errors.CorpusError`
+passages. A malformed record raises :class:`~mragent.core.errors.CorpusError`
 naming the file and the record index.
 """
 
@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from mragent.corpus import (
+from mragent.core.corpus import (
     MAX_TEXT,
     Content,
     Corpus,
@@ -39,7 +39,7 @@ from mragent.corpus import (
     load_corpus,
     load_json,
 )
-from mragent.errors import CorpusError
+from mragent.core.errors import CorpusError
 from mragent.ingest import GRAPH_LAYOUT
 
 DATASETS = ("musique", "hotpotqa", "mragent")
@@ -286,7 +286,7 @@ def load_questions_corpus(
         CorpusError: on malformed input or a missing ``path``.
     """
     from mragent.bench import corpus_namespace
-    from mragent.corpus import reference_corpus_path
+    from mragent.core.corpus import reference_corpus_path
 
     if dataset in (None, "mragent"):
         chosen = path or corpus or reference_corpus_path()

@@ -13,8 +13,8 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from mragent.corpus import Question
-from mragent.genome import Genome
+from mragent.core.corpus import Question
+from mragent.core.genome import Genome
 from mragent.judge import exact_match, f1, is_correct, recall_at_k
 from mragent.memory import Memory, Reconstruction
 

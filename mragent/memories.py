@@ -29,15 +29,15 @@ from typing import Any
 
 from mragent.audit import AuditLog
 from mragent.audited import audited
-from mragent.corpus import MAX_TEXT, Content, Corpus, validate_namespace
-from mragent.embedding import Embedder, default_embedder
-from mragent.errors import ConfigError, WriteRefused
-from mragent.extract import Extractor, RuleExtractor
+from mragent.core.corpus import MAX_TEXT, Content, Corpus, validate_namespace
+from mragent.core.embedding import Embedder, default_embedder
+from mragent.core.errors import ConfigError, WriteRefused
+from mragent.core.extract import Extractor, RuleExtractor
+from mragent.core.store.base import GraphStore
+from mragent.core.view import DEFAULT_SCOPE, validate_scope
 from mragent.ingest import WriteStamp, build_batches, new_id, prepare_write, text_hash
 from mragent.principal import Principal
 from mragent.records import MemoryRecord
-from mragent.store.base import GraphStore
-from mragent.view import DEFAULT_SCOPE, validate_scope
 
 MAX_DEPENDENCIES = 64
 

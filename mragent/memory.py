@@ -13,19 +13,19 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 
-from mragent.embedding import Embedder, EmbedderIdentity, default_embedder
-from mragent.errors import MragentError
-from mragent.genome import Genome
-from mragent.retrieval.cue_search import CueHit, CueIndex
-from mragent.retrieval.extractive import ExtractiveSynthesizer
-from mragent.retrieval.passages import PassageSeeder, blend, merge_cues
-from mragent.retrieval.reconstruct import Candidate, ContentTexts, traverse
-from mragent.retrieval.rerank import Ranked, rerank
-from mragent.retrieval.synthesis import Answer, Context, Synthesizer, assemble
+from mragent.core.embedding import Embedder, EmbedderIdentity, default_embedder
+from mragent.core.errors import MragentError
+from mragent.core.genome import Genome
+from mragent.core.retrieval.cue_search import CueHit, CueIndex
+from mragent.core.retrieval.extractive import ExtractiveSynthesizer
+from mragent.core.retrieval.passages import PassageSeeder, blend, merge_cues
+from mragent.core.retrieval.reconstruct import Candidate, ContentTexts, traverse
+from mragent.core.retrieval.rerank import Ranked, rerank
+from mragent.core.retrieval.synthesis import Answer, Context, Synthesizer, assemble
+from mragent.core.store.base import GraphStore
+from mragent.core.text import content_words
+from mragent.core.view import ReadView
 from mragent.space import check_space
-from mragent.store.base import GraphStore
-from mragent.text import content_words
-from mragent.view import ReadView
 
 
 @dataclass

@@ -15,13 +15,13 @@ from dataclasses import dataclass
 
 from mragent.audit import AuditLog
 from mragent.audited import audited
-from mragent.corpus import validate_namespace
-from mragent.errors import MragentError
+from mragent.core.corpus import validate_namespace
+from mragent.core.errors import MragentError
+from mragent.core.store.base import GraphStore
+from mragent.core.view import DEFAULT_SCOPE, validate_scope
 from mragent.ingest import text_hash
 from mragent.principal import Principal
 from mragent.space import STORE_SCHEMA
-from mragent.store.base import GraphStore
-from mragent.view import DEFAULT_SCOPE, validate_scope
 
 HASH_BATCH = 500
 

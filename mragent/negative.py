@@ -36,14 +36,14 @@ from typing import Any
 
 from mragent.audit import AuditLog
 from mragent.baselines import FlatRetriever
-from mragent.embedding import Embedder, default_embedder
-from mragent.errors import MragentError
-from mragent.genome import PRESETS, Genome
+from mragent.core.embedding import Embedder, default_embedder
+from mragent.core.errors import MragentError
+from mragent.core.genome import PRESETS, Genome
+from mragent.core.store.base import GraphStore
+from mragent.core.view import DEFAULT_SCOPE, ReadView
 from mragent.memories import Memories
 from mragent.memory import Memory, Reconstruction
 from mragent.principal import Principal
-from mragent.store.base import GraphStore
-from mragent.view import DEFAULT_SCOPE, ReadView
 
 CATEGORIES = ("forgotten", "rejected", "superseded", "out_of_scope", "pending", "as_of")
 ABSENCE_SURFACES = (

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from mragent.errors import ConfigError
+from mragent.core.errors import ConfigError
 
 KINDS = ("human", "agent", "system")
 _PRINCIPAL = re.compile(r"^(human|agent|system):([A-Za-z0-9_.@-]{1,64})$")

@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from mragent.errors import ConfigError
+from mragent.core.errors import ConfigError
 
 TrustState = Literal["pending", "accepted", "rejected"]
 

@@ -1,7 +1,7 @@
 """Re-embedding: move every cue of a namespace into another embedder's space.
 
 A namespace is stamped with the identity of the embedder that wrote it, and a
-write with any other identity is refused (:func:`mragent.embedding.check_identity`).
+write with any other identity is refused (:func:`mragent.core.embedding.check_identity`).
 :func:`reembed` is the one sanctioned way to change it. It is namespace-wide:
 every cue of every scope gets a new vector.
 
@@ -42,11 +42,11 @@ import numpy as np
 
 from mragent.audit import AuditLog
 from mragent.audited import audited
-from mragent.corpus import validate_namespace
-from mragent.embedding import Embedder, EmbedderIdentity
-from mragent.errors import EmbeddingMismatch, MigrationInProgress, MragentError, QueryError
+from mragent.core.corpus import validate_namespace
+from mragent.core.embedding import Embedder, EmbedderIdentity
+from mragent.core.errors import EmbeddingMismatch, MigrationInProgress, MragentError, QueryError
+from mragent.core.store.base import GraphStore
 from mragent.principal import Principal
-from mragent.store.base import GraphStore
 
 BATCH_SIZE = 500
 MAX_SWEEPS = 3  # final sweeps that may still find missed cues before giving up
@@ -121,7 +121,7 @@ def check_not_migrating(store: GraphStore, ns: str) -> None:
     """Refuse to read or write a namespace whose re-embedding is unfinished.
 
     Call it wherever a namespace is opened for reading or writing (next to
-    :func:`mragent.embedding.check_identity`): while a migration is unfinished,
+    :func:`mragent.core.embedding.check_identity`): while a migration is unfinished,
     the namespace's cues are in two embedding spaces and its vector index may
     be missing.
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from mragent.embedding import EmbedderIdentity, check_identity
-from mragent.errors import LegacyNamespace, MigrationInProgress
+from mragent.core.embedding import EmbedderIdentity, check_identity
+from mragent.core.errors import LegacyNamespace, MigrationInProgress
 
 # Bumped when stored memories gain properties every query relies on; a namespace
 # written in an earlier schema is refused until ``mragent migrate`` upgrades it.

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 
-from mragent.corpus import Content, Corpus, Question
+from mragent.core.corpus import Content, Corpus, Question
 
 _SYLLABLES = (
     "ka",

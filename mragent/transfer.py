@@ -35,16 +35,22 @@ from pydantic import ValidationError
 
 from mragent.audit import AuditLog
 from mragent.audited import audited
-from mragent.corpus import MAX_TEXT, Content, Corpus, validate_namespace
-from mragent.embedding import Embedder, EmbedderIdentity, check_identity, embedder_from_spec
-from mragent.errors import ConfigError, CorpusError, EmbeddingMismatch, QueryError, WriteRefused
-from mragent.extract import Extractor, RuleExtractor
-from mragent.files import quarantine
+from mragent.core.corpus import MAX_TEXT, Content, Corpus, validate_namespace
+from mragent.core.embedding import Embedder, EmbedderIdentity, check_identity, embedder_from_spec
+from mragent.core.errors import (
+    ConfigError,
+    CorpusError,
+    EmbeddingMismatch,
+    QueryError,
+    WriteRefused,
+)
+from mragent.core.extract import Extractor, RuleExtractor
+from mragent.core.files import quarantine
+from mragent.core.store.base import GraphStore
+from mragent.core.view import validate_scope
 from mragent.ingest import WriteStamp, build_batches, prepare_write, text_hash
 from mragent.principal import Principal, parse_principal
 from mragent.records import MemoryRecord
-from mragent.store.base import GraphStore
-from mragent.view import validate_scope
 
 FORMAT = "mragent-memories/1"
 PAGE = 500  # ids per read and records per write statement

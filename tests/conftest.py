@@ -22,9 +22,9 @@ from pathlib import Path
 
 import pytest
 
-from mragent.errors import BackendUnavailable
-from mragent.store import embedded, open_store
-from mragent.store.base import GraphStore
+from mragent.core.errors import BackendUnavailable
+from mragent.core.store import embedded, open_store
+from mragent.core.store.base import GraphStore
 from tests.fixtures import CHAIN
 
 ENGINES = ("falkordb", "neo4j", "memgraph")

@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from mragent.audit import AuditLog
-from mragent.corpus import Corpus
+from mragent.core.corpus import Corpus
+from mragent.core.store.base import GraphStore
 from mragent.ingest import IngestReport
 from mragent.ingest import ingest as ingest_corpus
 from mragent.principal import Principal
-from mragent.store.base import GraphStore
 
 # A chain Acme -> Jane Roe -> Lisbon, plus a distractor; tags are explicit so the
 # expected graph (and the traversal's rows) can be written down by hand.

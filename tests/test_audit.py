@@ -24,9 +24,9 @@ from mragent.audit import (
     record_hash,
     verify,
 )
-from mragent.errors import MragentError
-from mragent.queries import get_query
-from mragent.store.base import GraphStore
+from mragent.core.errors import MragentError
+from mragent.core.queries import get_query
+from mragent.core.store.base import GraphStore
 
 H1 = hashlib.sha256(b"one").hexdigest()
 H2 = hashlib.sha256(b"two").hexdigest()

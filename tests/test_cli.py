@@ -11,8 +11,8 @@ import pytest
 from typer.testing import CliRunner
 
 from mragent.cli import app
+from mragent.core.store import open_store
 from mragent.ingest import namespace_stats
-from mragent.store import open_store
 
 runner = CliRunner()
 AS_TESTER = ("--principal", "human:tester")

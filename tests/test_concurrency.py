@@ -20,10 +20,10 @@ from pathlib import Path
 import pytest
 
 from mragent.audit import AuditLog, read_records, verify
+from mragent.core.store import open_store
+from mragent.core.view import ReadView
 from mragent.memories import Memories
 from mragent.principal import Principal
-from mragent.store import open_store
-from mragent.view import ReadView
 
 WORKERS = 4
 PER_WORKER = 15

@@ -7,15 +7,15 @@ import math
 
 import pytest
 
-from mragent.corpus import parse_corpus
-from mragent.embedding import HashingEmbedder
-from mragent.errors import EmbeddingMismatch, QueryError
-from mragent.extract import RuleExtractor
-from mragent.genome import Genome
+from mragent.core.corpus import parse_corpus
+from mragent.core.embedding import HashingEmbedder
+from mragent.core.errors import EmbeddingMismatch, QueryError
+from mragent.core.extract import RuleExtractor
+from mragent.core.genome import Genome
+from mragent.core.store.base import GraphStore
+from mragent.core.view import ReadView
 from mragent.ingest import WriteStamp, build_batches, namespace_stats
 from mragent.memory import Memory
-from mragent.store.base import GraphStore
-from mragent.view import ReadView
 from tests.fixtures import CHAIN, INJECTIONS, TESTER, ingest
 
 pytestmark = pytest.mark.backend

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from mragent.corpus import MAX_TEXT, load_corpus, validate_namespace
-from mragent.errors import CorpusError
+from mragent.core.corpus import MAX_TEXT, load_corpus, validate_namespace
+from mragent.core.errors import CorpusError
 
 
 def _write(tmp_path: Path, data: object) -> Path:

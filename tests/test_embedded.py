@@ -6,7 +6,7 @@ import json
 import multiprocessing
 from pathlib import Path
 
-from mragent.store import embedded
+from mragent.core.store import embedded
 
 
 def _start(home: str, queue: multiprocessing.Queue) -> None:
@@ -51,9 +51,9 @@ def test_stale_pid_and_port_are_replaced(tmp_path: Path) -> None:
 
 
 def test_data_persists_across_restart(tmp_path: Path) -> None:
-    from mragent.corpus import parse_corpus
+    from mragent.core.corpus import parse_corpus
+    from mragent.core.store import open_store
     from mragent.ingest import namespace_stats
-    from mragent.store import open_store
     from tests.fixtures import CHAIN, ingest
 
     try:

@@ -31,12 +31,12 @@ from evolution.split import split_questions
 from evolution.study import Study
 from evolution.trial import Evaluation, Trial, dominates, pareto_front
 from mragent.bench import ensure_ingested
-from mragent.corpus import Question, load_corpus
-from mragent.errors import ConfigError
-from mragent.genome import GENES, PRESETS, Genome, load_genome
-from mragent.store import embedded
-from mragent.store.base import GraphStore
-from mragent.store.falkordb import FalkorStore
+from mragent.core.corpus import Question, load_corpus
+from mragent.core.errors import ConfigError
+from mragent.core.genome import GENES, PRESETS, Genome, load_genome
+from mragent.core.store import embedded
+from mragent.core.store.base import GraphStore
+from mragent.core.store.falkordb import FalkorStore
 
 # --------------------------------------------------------------------------- helpers
 

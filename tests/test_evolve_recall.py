@@ -22,13 +22,13 @@ from evolution.run import EvolveOptions, run_evolve
 from evolution.study import Study
 from evolution.trial import TIMED_OUT_COST, Evaluation, Trial, dominates, pareto_front
 from mragent.bench import ensure_ingested
-from mragent.corpus import Corpus
+from mragent.core.corpus import Corpus
+from mragent.core.errors import ConfigError
+from mragent.core.genome import GENES, PRESETS, Genome, narrowed_genes
+from mragent.core.store.base import GraphStore
 from mragent.datasets import load_dataset
-from mragent.errors import ConfigError
 from mragent.evaluate import run_questions, summarise
-from mragent.genome import GENES, PRESETS, Genome, narrowed_genes
 from mragent.memory import Memory
-from mragent.store.base import GraphStore
 
 FIXTURES = Path(__file__).parent / "datasets_data"
 QUESTIONS = FIXTURES / "musique_mini.json"

@@ -17,15 +17,15 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from mragent.cli import app
-from mragent.corpus import parse_corpus
-from mragent.errors import MragentError
+from mragent.core.corpus import parse_corpus
+from mragent.core.errors import MragentError
+from mragent.core.genome import PRESETS, Genome, PromptStrategy
+from mragent.core.store import open_store
+from mragent.core.store.base import GraphStore
 from mragent.explain import Fate, Trace, browser_cypher, build_trace, checked_id, render_trace
-from mragent.genome import PRESETS, Genome, PromptStrategy
 from mragent.html_view import write_html
 from mragent.ingest import namespace_stats
 from mragent.memory import Memory
-from mragent.store import open_store
-from mragent.store.base import GraphStore
 from mragent.trace_store import TRACE_CAP, list_traces, persist_trace, trace_paths
 from tests.fixtures import CHAIN, INJECTIONS, ingest
 

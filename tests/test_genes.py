@@ -9,16 +9,16 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 
-from mragent.corpus import parse_corpus
-from mragent.embedding import HashingEmbedder
-from mragent.genome import Fusion, Genome, PromptStrategy, Rerank
+from mragent.core.corpus import parse_corpus
+from mragent.core.embedding import HashingEmbedder
+from mragent.core.genome import Fusion, Genome, PromptStrategy, Rerank
+from mragent.core.retrieval.cue_search import CueIndex
+from mragent.core.retrieval.fusion import fuse
+from mragent.core.retrieval.reconstruct import Candidate, Trail
+from mragent.core.retrieval.rerank import rerank
+from mragent.core.retrieval.synthesis import assemble
+from mragent.core.store.base import GraphStore
 from mragent.memory import Memory
-from mragent.retrieval.cue_search import CueIndex
-from mragent.retrieval.fusion import fuse
-from mragent.retrieval.reconstruct import Candidate, Trail
-from mragent.retrieval.rerank import rerank
-from mragent.retrieval.synthesis import assemble
-from mragent.store.base import GraphStore
 from tests.fixtures import ingest
 
 # Acme's founder chain, plus a hub tag (Guild) that many contents mention.
@@ -111,8 +111,8 @@ def test_efSearch_sets_the_hnsw_recall_ceiling() -> None:
 
 
 def memory_work(ef: int) -> int:
+    from mragent.core.retrieval.synthesis import Answer, Context
     from mragent.memory import Reconstruction
-    from mragent.retrieval.synthesis import Answer, Context
 
     rec = Reconstruction("q", [], [], [], Context((), (), ""), Answer(None), cue_work=ef)
     return rec.work

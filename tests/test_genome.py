@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from mragent.errors import ConfigError
-from mragent.genome import GENE_NAMES, GENES, PRESETS, Genome, load_genome, make_genome
+from mragent.core.errors import ConfigError
+from mragent.core.genome import GENE_NAMES, GENES, PRESETS, Genome, load_genome, make_genome
 
 
 def test_ten_genes_with_the_documented_ranges() -> None:

@@ -18,12 +18,12 @@ from pathlib import Path
 
 import pytest
 
-from mragent.corpus import parse_corpus
+from mragent.core.corpus import parse_corpus
+from mragent.core.genome import PRESETS
+from mragent.core.store.base import GraphStore
 from mragent.explain import Fate, build_trace
-from mragent.genome import PRESETS
 from mragent.html_view import build_network, write_html
 from mragent.memory import Memory
-from mragent.store.base import GraphStore
 from tests.conftest import required_backends
 from tests.fixtures import CHAIN, ingest
 

@@ -7,15 +7,15 @@ from pathlib import Path
 import pytest
 
 from mragent.audit import AuditLog, read_records
-from mragent.corpus import parse_corpus
-from mragent.errors import LegacyNamespace
-from mragent.genome import Genome
+from mragent.core.corpus import parse_corpus
+from mragent.core.errors import LegacyNamespace
+from mragent.core.genome import Genome
+from mragent.core.store.base import GraphStore
 from mragent.ingest import namespace_stats, text_hash
 from mragent.memories import Memories
 from mragent.memory import Memory
 from mragent.migrate import migrate_namespace
 from mragent.principal import Principal
-from mragent.store.base import GraphStore
 from tests.fixtures import CHAIN, ingest
 
 ANA = Principal("human", "ana")

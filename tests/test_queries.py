@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from mragent.errors import ConfigError, QueryError
-from mragent.queries import ENGINES, get_query, query_dir, query_names
+from mragent.core.errors import ConfigError, QueryError
+from mragent.core.queries import ENGINES, get_query, query_dir, query_names
 from tests.fixtures import INJECTIONS
 
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 from contextlib import contextmanager
 from typing import Any
 
-from mragent.genome import Genome
-from mragent.retrieval.cue_search import CueHit
-from mragent.retrieval.reconstruct import traverse
-from mragent.store.base import Capabilities, GraphStore, Rows
-from mragent.view import ReadView
+from mragent.core.genome import Genome
+from mragent.core.retrieval.cue_search import CueHit
+from mragent.core.retrieval.reconstruct import traverse
+from mragent.core.store.base import Capabilities, GraphStore, Rows
+from mragent.core.view import ReadView
 from tests.fixtures import INJECTIONS
 
 

@@ -22,15 +22,20 @@ from typer.testing import CliRunner
 
 from mragent.audit import AuditLog
 from mragent.cli.reembed import reembed_command
-from mragent.corpus import parse_corpus
-from mragent.embedding import (
+from mragent.core.corpus import parse_corpus
+from mragent.core.embedding import (
     Embedder,
     EmbedderIdentity,
     HashingEmbedder,
     default_embedder,
     embedder_from_spec,
 )
-from mragent.errors import ConfigError, EmbeddingMismatch, MigrationInProgress, MragentError
+from mragent.core.errors import ConfigError, EmbeddingMismatch, MigrationInProgress, MragentError
+from mragent.core.retrieval.cue_search import CueIndex
+from mragent.core.store import open_store
+from mragent.core.store.base import GraphStore
+from mragent.core.store.falkordb import FalkorStore
+from mragent.core.view import ReadView
 from mragent.memory import Memory
 from mragent.principal import Principal
 from mragent.reembed import (
@@ -39,11 +44,6 @@ from mragent.reembed import (
     migration_state,
     reembed,
 )
-from mragent.retrieval.cue_search import CueIndex
-from mragent.store import open_store
-from mragent.store.base import GraphStore
-from mragent.store.falkordb import FalkorStore
-from mragent.view import ReadView
 from tests.conftest import ENGINES, unavailable
 from tests.fixtures import CHAIN, ingest
 

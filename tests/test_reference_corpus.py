@@ -7,11 +7,11 @@ from collections.abc import Iterator
 
 import pytest
 
-from mragent.corpus import Question, load_corpus, reference_corpus_path
+from mragent.core.corpus import Question, load_corpus, reference_corpus_path
+from mragent.core.genome import Genome
+from mragent.core.store.base import GraphStore
 from mragent.evaluate import run_questions, summarise
-from mragent.genome import Genome
 from mragent.memory import Memory
-from mragent.store.base import GraphStore
 from tests.fixtures import ingest
 
 CORPUS = load_corpus(reference_corpus_path())

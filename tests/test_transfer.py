@@ -20,17 +20,18 @@ from typer.testing import CliRunner
 from mragent import transfer
 from mragent.audit import AuditLog, read_records
 from mragent.cli import app
-from mragent.corpus import load_corpus
-from mragent.embedding import HashingEmbedder
-from mragent.errors import ConfigError, CorpusError, EmbeddingMismatch, WriteRefused
-from mragent.genome import load_genome
+from mragent.core.corpus import load_corpus
+from mragent.core.embedding import HashingEmbedder
+from mragent.core.errors import ConfigError, CorpusError, EmbeddingMismatch, WriteRefused
+from mragent.core.genome import load_genome
+from mragent.core.store import open_store
+from mragent.core.store.base import GraphStore
+from mragent.core.view import ReadView
 from mragent.ingest import namespace_stats
 from mragent.memories import Memories
 from mragent.memory import Memory
 from mragent.principal import Principal
 from mragent.records import MemoryRecord
-from mragent.store import open_store
-from mragent.store.base import GraphStore
 from mragent.transfer import (
     FORMAT,
     TransferFileError,
@@ -38,7 +39,6 @@ from mragent.transfer import (
     import_memories,
     read_memories_file,
 )
-from mragent.view import ReadView
 from tests.fixtures import CHAIN, ingest
 
 ANA = Principal("human", "ana")

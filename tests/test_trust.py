@@ -14,15 +14,15 @@ from typer.testing import CliRunner
 from mragent.audit import AuditLog
 from mragent.baselines import FlatRetriever
 from mragent.cli import app
-from mragent.errors import ConfigError, WriteRefused
-from mragent.genome import PRESETS
+from mragent.core.errors import ConfigError, WriteRefused
+from mragent.core.genome import PRESETS
+from mragent.core.store.base import GraphStore
+from mragent.core.view import ReadView
 from mragent.ingest import text_hash
 from mragent.memories import Memories
 from mragent.memory import Memory
 from mragent.negative import ABSENCE_SURFACES, CATEGORIES, run_negative
 from mragent.principal import Principal, parse_principal
-from mragent.store.base import GraphStore
-from mragent.view import ReadView
 
 runner = CliRunner()
 ANA = Principal("human", "ana")

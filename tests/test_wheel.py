@@ -49,7 +49,8 @@ def test_wheel_installs_and_ingests_from_another_directory(tmp_path: Path) -> No
         [
             str(python),
             "-c",
-            "import mragent, mragent.queries as q; print(mragent.__file__); print(q.query_dir())",
+            "import mragent, mragent.core.queries as q; "
+            "print(mragent.__file__); print(q.query_dir())",
         ],
         cwd=work,
     )

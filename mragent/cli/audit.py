@@ -9,7 +9,7 @@ import typer
 from mragent.audit import read_records
 from mragent.cli.common import AuditLogOption, DbOption, JsonOption, cli_errors, console, out, say
 from mragent.cli.memory import audit_log
-from mragent.store import open_store
+from mragent.core.store import open_store
 
 audit_app = typer.Typer(help="Check and read the hash-chained audit log.", no_args_is_help=True)
 

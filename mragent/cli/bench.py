@@ -27,9 +27,9 @@ from mragent.cli.common import (
     out,
     say,
 )
-from mragent.genome import load_genome
+from mragent.core.genome import load_genome
+from mragent.core.store import open_store
 from mragent.negative import CATEGORIES, NegativeReport, run_negative
-from mragent.store import open_store
 
 NEGATIVE_FAILED = 5  # exit code: something that must not be recalled was
 

@@ -12,18 +12,18 @@ import typer
 from rich.console import Console
 
 from mragent.bench import ensure_ingested
-from mragent.corpus import Corpus, validate_namespace
-from mragent.datasets import load_questions_corpus
-from mragent.errors import (
+from mragent.core.corpus import Corpus, validate_namespace
+from mragent.core.errors import (
     ConfigError,
     CorpusError,
     EmbeddingMismatch,
     MragentError,
     WriteRefused,
 )
+from mragent.core.store.base import GraphStore
+from mragent.core.view import DEFAULT_SCOPE, ReadView
+from mragent.datasets import load_questions_corpus
 from mragent.records import parse_time
-from mragent.store.base import GraphStore
-from mragent.view import DEFAULT_SCOPE, ReadView
 
 console = Console(stderr=True)
 out = Console()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from mragent.cli.common import cli_errors, out
-from mragent.store import embedded
+from mragent.core.store import embedded
 
 app = typer.Typer(help="Start, stop and inspect the embedded FalkorDB.", no_args_is_help=True)
 

@@ -24,14 +24,14 @@ from mragent.cli.common import (
     load_questions,
     out,
 )
-from mragent.genome import GENES
-from mragent.store import open_store
+from mragent.core.genome import GENES
+from mragent.core.store import open_store
 
 if TYPE_CHECKING:
     from evolution.run import EvolveRun
     from evolution.study import Study
     from evolution.trial import Evaluation
-    from mragent.genome import Genome
+    from mragent.core.genome import Genome
 
 EXIT_INTERRUPTED = 130
 _DEPTH = next(spec for spec in GENES if spec.name == "traversalDepth")

@@ -20,13 +20,13 @@ from mragent.cli.common import (
     out,
     read_view,
 )
-from mragent.corpus import load_corpus, reference_corpus_path, validate_namespace
-from mragent.errors import ConfigError
+from mragent.core.corpus import load_corpus, reference_corpus_path, validate_namespace
+from mragent.core.errors import ConfigError
+from mragent.core.genome import load_genome
+from mragent.core.store import open_store
 from mragent.explain import browser_cypher, build_trace, render_trace
-from mragent.genome import load_genome
 from mragent.html_view import write_html
 from mragent.memory import Memory
-from mragent.store import open_store
 from mragent.trace_store import TRACE_CAP, persist_trace
 
 

@@ -9,7 +9,7 @@ import typer
 from rich.table import Table
 
 from mragent.cli.common import cli_errors, out
-from mragent.genome import GENES, PRESETS, load_genome
+from mragent.core.genome import GENES, PRESETS, load_genome
 
 app = typer.Typer(help="Show the ten genes, their ranges and the presets.", no_args_is_help=True)
 

@@ -18,11 +18,11 @@ from mragent.cli.common import (
     out,
 )
 from mragent.cli.memory import audit_log
-from mragent.corpus import load_corpus, validate_namespace
+from mragent.core.corpus import load_corpus, validate_namespace
+from mragent.core.store import open_store
+from mragent.core.view import DEFAULT_SCOPE, validate_scope
 from mragent.ingest import BATCH_SIZE, ingest
 from mragent.principal import parse_principal
-from mragent.store import open_store
-from mragent.view import DEFAULT_SCOPE, validate_scope
 
 
 def ingest_command(

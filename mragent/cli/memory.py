@@ -31,16 +31,16 @@ from mragent.cli.common import (
     read_view,
     say,
 )
-from mragent.corpus import validate_namespace
-from mragent.errors import ConfigError
-from mragent.genome import load_genome
+from mragent.core.corpus import validate_namespace
+from mragent.core.errors import ConfigError
+from mragent.core.genome import load_genome
+from mragent.core.store import open_store
+from mragent.core.view import DEFAULT_SCOPE, validate_scope
 from mragent.memories import Memories
 from mragent.memory import Memory
 from mragent.migrate import migrate_namespace
 from mragent.principal import Principal, parse_principal
 from mragent.records import MemoryRecord, iso, parse_time
-from mragent.store import open_store
-from mragent.view import DEFAULT_SCOPE, validate_scope
 
 IdArgument = Annotated[str, typer.Argument(help="Id of a memory version.")]
 ReasonOption = Annotated[str, typer.Option("--reason", help="Why (kept in the audit log).")]

@@ -17,11 +17,11 @@ from mragent.cli.common import (
     out,
 )
 from mragent.cli.memory import audit_log
-from mragent.corpus import validate_namespace
-from mragent.embedding import DEFAULT_SPEC, embedder_from_spec
+from mragent.core.corpus import validate_namespace
+from mragent.core.embedding import DEFAULT_SPEC, embedder_from_spec
+from mragent.core.store import open_store
 from mragent.principal import parse_principal
 from mragent.reembed import BATCH_SIZE, reembed
-from mragent.store import open_store
 
 EmbedderOption = Annotated[
     str,

@@ -24,11 +24,11 @@ from mragent.cli.common import (
     say,
 )
 from mragent.cli.memory import IdArgument, audit_log, writing
+from mragent.core.store import open_store
+from mragent.core.view import DEFAULT_SCOPE
 from mragent.memories import Memories
 from mragent.principal import parse_principal
 from mragent.records import iso
-from mragent.store import open_store
-from mragent.view import DEFAULT_SCOPE
 
 review_app = typer.Typer(help="Review agent-written memories.", no_args_is_help=True)
 trust_app = typer.Typer(

@@ -23,11 +23,11 @@ from mragent.cli.common import (
     say,
 )
 from mragent.cli.memory import audit_log
-from mragent.corpus import validate_namespace
+from mragent.core.corpus import validate_namespace
+from mragent.core.store import open_store
+from mragent.core.view import DEFAULT_SCOPE
 from mragent.principal import parse_principal
-from mragent.store import open_store
 from mragent.transfer import export_memories, import_memories
-from mragent.view import DEFAULT_SCOPE
 
 FileArgument = Annotated[Path, typer.Argument(help="The memories file (mragent-memories/1).")]
 

@@ -20,7 +20,7 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
-from mragent.errors import BackendUnavailable
+from mragent.core.errors import BackendUnavailable
 
 START_TIMEOUT_S = 20.0
 

@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from mragent.queries import QueryTemplate, get_query
+from mragent.core.queries import QueryTemplate, get_query
 
 Rows = list[dict[str, Any]]
 

@@ -29,10 +29,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from mragent.retrieval.cue_search import CueHit, CueIndex
-from mragent.retrieval.reconstruct import Candidate
-from mragent.retrieval.rerank import Ranked
-from mragent.retrieval.sparse import BM25
+from mragent.core.retrieval.cue_search import CueHit, CueIndex
+from mragent.core.retrieval.reconstruct import Candidate
+from mragent.core.retrieval.rerank import Ranked
+from mragent.core.retrieval.sparse import BM25
 
 SEED_FLOOR = 0.2  # seeds scoring under this share of the best seed are not evidence
 BRIDGE_WEIGHT = 1.0  # weight of "a relevant passage mentions this one by title"

@@ -9,8 +9,8 @@ from typing import Any
 import redis.exceptions
 from falkordb import FalkorDB
 
-from mragent.errors import BackendUnavailable, QueryError
-from mragent.store.base import Capabilities, GraphStore, Rows, Transaction
+from mragent.core.errors import BackendUnavailable, QueryError
+from mragent.core.store.base import Capabilities, GraphStore, Rows, Transaction
 
 GRAPH_NAME = "mragent"
 

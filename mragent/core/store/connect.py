@@ -11,8 +11,8 @@ import os
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from mragent.errors import ConfigError
-from mragent.store.base import GraphStore
+from mragent.core.errors import ConfigError
+from mragent.core.store.base import GraphStore
 
 SCHEMES = ("falkordb", "redis", "bolt", "bolt+s", "neo4j", "neo4j+s", "memgraph")
 
@@ -27,10 +27,10 @@ def open_store(url: str | None = None, *, home: Path | None = None) -> GraphStor
         ConfigError: when the URL is malformed or its scheme unknown.
         BackendUnavailable: when the server cannot be reached or started.
     """
-    from mragent.store.falkordb import FalkorStore
+    from mragent.core.store.falkordb import FalkorStore
 
     if not url:
-        from mragent.store.embedded import ensure_running
+        from mragent.core.store.embedded import ensure_running
 
         server = ensure_running(home)
         return FalkorStore("127.0.0.1", server.port)
@@ -48,7 +48,7 @@ def open_store(url: str | None = None, *, home: Path | None = None) -> GraphStor
     user = unquote(parts.username) if parts.username else os.environ.get("MRAGENT_DB_USER")
     password = unquote(parts.password) if parts.password else os.environ.get("MRAGENT_DB_PASSWORD")
 
-    from mragent.store.bolt import BoltStore
+    from mragent.core.store.bolt import BoltStore
 
     engine = {"neo4j": "neo4j", "neo4j+s": "neo4j", "memgraph": "memgraph"}.get(scheme)
     wire = {"memgraph": "bolt"}.get(scheme, scheme)

@@ -13,7 +13,7 @@ from typing import Protocol
 
 import numpy as np
 
-from mragent.errors import ConfigError, EmbeddingMismatch
+from mragent.core.errors import ConfigError, EmbeddingMismatch
 
 _WORD = re.compile(r"[a-z0-9]+")
 

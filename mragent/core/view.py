@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from mragent.errors import ConfigError
+from mragent.core.errors import ConfigError
 
 DEFAULT_SCOPE = "shared"
 PENDING_WEIGHT = 0.5  # evidence kept by a pending memory when pending ones are read

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections import Counter, defaultdict
 
-from mragent.text import content_words, plain_words
+from mragent.core.text import content_words, plain_words
 
 OKAPI_EPSILON = 0.25  # rank_bm25's floor for non-positive IDF, as a share of the mean
 

@@ -18,8 +18,8 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
-from mragent.genome import Rerank
-from mragent.retrieval.reconstruct import Candidate
+from mragent.core.genome import Rerank
+from mragent.core.retrieval.reconstruct import Candidate
 
 SELF_WEIGHT = 0.6
 ROUNDS = 2

@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from mragent.errors import ConfigError
+from mragent.core.errors import ConfigError
 
 
 class Fusion(str, Enum):

@@ -22,7 +22,7 @@ explicit Tag->Tag edges. ``questions`` is optional and used by ``mragent bench``
 ``answerable: false`` marks a question whose correct outcome is abstention.
 
 Validation reads the whole file before anything is written, and the first
-problem ends it with a :class:`~mragent.errors.CorpusError` naming the file and
+problem ends it with a :class:`~mragent.core.errors.CorpusError` naming the file and
 the record.
 """
 
@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
 
-from mragent.errors import CorpusError
+from mragent.core.errors import CorpusError
 
 FORMAT = "mragent-corpus/1"
 MAX_TEXT = 20_000
@@ -255,4 +255,4 @@ def reference_corpus_path() -> Path:
     packaged = Path(str(resources.files("mragent"))) / "_corpus" / "reference.json"
     if packaged.exists():
         return packaged
-    return Path(__file__).resolve().parent.parent / "corpus" / "reference.json"
+    return Path(__file__).resolve().parents[2] / "corpus" / "reference.json"

@@ -12,8 +12,8 @@ from typing import Any, TypeVar
 import neo4j
 import neo4j.exceptions
 
-from mragent.errors import BackendUnavailable, QueryError
-from mragent.store.base import Capabilities, GraphStore, Rows, Transaction
+from mragent.core.errors import BackendUnavailable, QueryError
+from mragent.core.store.base import Capabilities, GraphStore, Rows, Transaction
 
 _DRIVER_ERRORS = (neo4j.exceptions.Neo4jError, neo4j.exceptions.DriverError)
 TRANSIENT_RETRIES = 8  # a single statement is retried on a transient error this many times

@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from mragent.extract import entity_spans
-from mragent.retrieval.synthesis import Answer, Context
-from mragent.text import content_words
+from mragent.core.extract import entity_spans
+from mragent.core.retrieval.synthesis import Answer, Context
+from mragent.core.text import content_words
 
 ABSTAIN_COVERAGE = 0.5
 RANK_BONUS = 0.25  # an earlier (stronger) context item wins a near tie

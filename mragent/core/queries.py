@@ -22,7 +22,7 @@ from functools import cache
 from importlib import resources
 from pathlib import Path
 
-from mragent.errors import ConfigError, QueryError
+from mragent.core.errors import ConfigError, QueryError
 
 ENGINES = ("falkordb", "neo4j", "memgraph")
 _PLACEHOLDER = re.compile(r"\{\{(\w+)\}\}")
@@ -126,7 +126,7 @@ def query_dir() -> Path:
     packaged = Path(str(resources.files("mragent"))) / "_cypher"
     if packaged.is_dir():
         return packaged
-    return Path(__file__).resolve().parent.parent / "cypher"
+    return Path(__file__).resolve().parents[2] / "cypher"
 
 
 @cache

@@ -9,7 +9,7 @@ from __future__ import annotations
 import statistics
 from collections.abc import Callable
 
-from mragent.genome import Fusion
+from mragent.core.genome import Fusion
 
 Scores = dict[str, float]
 RRF_K = 60

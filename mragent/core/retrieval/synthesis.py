@@ -10,7 +10,7 @@ Strategies decide what is handed to synthesis:
   and named in the context as dropped, so a reader (or an LLM) knows what was
   left out.
 
-The default synthesiser (:mod:`mragent.retrieval.extractive`) answers with a
+The default synthesiser (:mod:`mragent.core.retrieval.extractive`) answers with a
 span of the context; any object with the :class:`Synthesizer` shape (an LLM
 call, say) can replace it.
 """
@@ -20,9 +20,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from mragent.genome import PromptStrategy
-from mragent.retrieval.rerank import Ranked
-from mragent.text import count_tokens
+from mragent.core.genome import PromptStrategy
+from mragent.core.retrieval.rerank import Ranked
+from mragent.core.text import count_tokens
 
 TERSE_RATIO = 0.75
 TERSE_MAX = 3

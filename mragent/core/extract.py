@@ -18,8 +18,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Protocol
 
-from mragent.corpus import Content
-from mragent.text import STOPWORDS, WORD, content_words
+from mragent.core.corpus import Content
+from mragent.core.text import STOPWORDS, WORD, content_words
 
 _CAP = r"[A-Z][\w'’.-]*[\w]"
 _JOIN_WORDS = ("of", "the", "de", "da", "del", "von", "van", "and", "for", "on", "la", "le", "du")

@@ -11,10 +11,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from mragent.genome import Genome
-from mragent.retrieval.cue_search import CueHit
-from mragent.store.base import GraphStore
-from mragent.view import ReadView
+from mragent.core.genome import Genome
+from mragent.core.retrieval.cue_search import CueHit
+from mragent.core.store.base import GraphStore
+from mragent.core.view import ReadView
 
 HOP_DECAY = 0.8  # evidence kept per LINKED_TO hop beyond the first
 POOL_FACTOR = 2  # candidates fetched per content kept, so rerank has room to act
@@ -94,7 +94,7 @@ def traverse(
     Args:
         store: The graph store.
         ns: Namespace.
-        view: Scopes, trust states and record time read (see :mod:`mragent.view`).
+        view: Scopes, trust states and record time read (see :mod:`mragent.core.view`).
         cues: Entry cues with scores in (0, 1].
         genome: Supplies depth, fanout, prune threshold and maxContent.
         texts: Known content texts (a fresh cache when omitted).

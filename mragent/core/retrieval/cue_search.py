@@ -19,12 +19,12 @@ from dataclasses import dataclass
 import hnswlib
 import numpy as np
 
-from mragent.embedding import Embedder
-from mragent.genome import Genome
-from mragent.retrieval.fusion import fuse
-from mragent.retrieval.sparse import BM25
-from mragent.store.base import GraphStore
-from mragent.view import ReadView
+from mragent.core.embedding import Embedder
+from mragent.core.genome import Genome
+from mragent.core.retrieval.fusion import fuse
+from mragent.core.retrieval.sparse import BM25
+from mragent.core.store.base import GraphStore
+from mragent.core.view import ReadView
 
 HNSW_M = 16
 HNSW_EF_CONSTRUCTION = 200

@@ -1,0 +1,1 @@
+"""The core: genome, read view, queries, graph stores, embeddings, corpus, retrieval stages."""
