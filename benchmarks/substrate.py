@@ -15,14 +15,14 @@ import random
 import statistics
 import time
 
-from mragent.audit import AuditLog
 from mragent.core.errors import BackendUnavailable
 from mragent.core.genome import Genome
 from mragent.core.retrieval.reconstruct import traverse
 from mragent.core.store import open_store
-from mragent.ingest import ingest
-from mragent.memory import Memory
-from mragent.principal import BENCH
+from mragent.memory.audit import AuditLog
+from mragent.memory.ingest import ingest
+from mragent.memory.principal import BENCH
+from mragent.memory.reader import Memory
 from mragent.synthetic import generate
 
 

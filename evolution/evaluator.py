@@ -2,7 +2,7 @@
 
 Each pool worker opens its own store from the database URL (for the embedded
 default, the URL of the server the parent already started) and builds its own
-:class:`~mragent.memory.Memory`. Results come back in submission order, so
+:class:`~mragent.memory.reader.Memory`. Results come back in submission order, so
 parallel and serial runs give the same archive.
 
 An optional per-genome time cap stops a genome whose questions take longer in
@@ -27,7 +27,7 @@ from mragent.core.corpus import Question
 from mragent.core.genome import Genome
 from mragent.core.store import open_store
 from mragent.evaluate import judge
-from mragent.memory import Memory
+from mragent.memory.reader import Memory
 
 
 @dataclass(frozen=True)

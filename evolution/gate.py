@@ -24,7 +24,7 @@ from typing import Any
 from evolution.trial import Evaluation, Trial
 from mragent.core.corpus import Question
 from mragent.core.genome import Genome
-from mragent.memory import Memory
+from mragent.memory.reader import Memory
 
 ACCURACY_GAIN = 0.05
 LATENCY_GAIN = 0.20

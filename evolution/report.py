@@ -25,7 +25,7 @@ from mragent.core.genome import GENES
 from mragent.core.store import open_store
 from mragent.explain import build_trace
 from mragent.html_view import write_html
-from mragent.memory import Memory
+from mragent.memory.reader import Memory
 
 REPORT_JSON, REPORT_MD, PARETO_PNG = "optimize.report.json", "optimize.report.md", "pareto.png"
 EXPLAIN_DIR, EXPLAIN_QUESTIONS = "explain", 3

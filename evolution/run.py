@@ -25,7 +25,7 @@ from mragent.core.corpus import Corpus, Question
 from mragent.core.errors import ConfigError
 from mragent.core.genome import PRESETS, GeneSpec, Genome, narrowed_genes
 from mragent.core.store.base import GraphStore
-from mragent.memory import Memory
+from mragent.memory.reader import Memory
 
 EXIT_GATE_FAILED = 3
 DEFAULT_POPULATION = 16

@@ -40,7 +40,7 @@ from mragent.core.corpus import (
     load_json,
 )
 from mragent.core.errors import CorpusError
-from mragent.ingest import GRAPH_LAYOUT
+from mragent.memory.ingest import GRAPH_LAYOUT
 
 DATASETS = ("musique", "hotpotqa", "mragent")
 _SLUG = re.compile(r"[^a-z0-9]+")

@@ -16,7 +16,7 @@ import numpy as np
 from mragent.core.corpus import Question
 from mragent.core.genome import Genome
 from mragent.judge import exact_match, f1, is_correct, recall_at_k
-from mragent.memory import Memory, Reconstruction
+from mragent.memory.reader import Memory, Reconstruction
 
 RECALL_KS = (2, 5, 10)
 

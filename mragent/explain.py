@@ -32,7 +32,7 @@ from mragent.core.errors import MragentError
 from mragent.core.genome import Genome
 from mragent.core.retrieval.reconstruct import HOP_DECAY, TRAILS_PER_CONTENT, traverse
 from mragent.core.retrieval.synthesis import PRUNE_RATIO, TERSE_MAX, TERSE_RATIO
-from mragent.memory import Memory, Reconstruction
+from mragent.memory.reader import Memory, Reconstruction
 
 # What may be printed into Cypher text between quotes: ids are uuid4 strings.
 _UUIDISH = re.compile(r"[0-9a-f][0-9a-f-]{0,63}")

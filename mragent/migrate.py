@@ -13,15 +13,15 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from mragent.audit import AuditLog
-from mragent.audited import audited
 from mragent.core.corpus import validate_namespace
 from mragent.core.errors import MragentError
 from mragent.core.store.base import GraphStore
 from mragent.core.view import DEFAULT_SCOPE, validate_scope
-from mragent.ingest import text_hash
-from mragent.principal import Principal
-from mragent.space import STORE_SCHEMA
+from mragent.memory.audit import AuditLog
+from mragent.memory.audited import audited
+from mragent.memory.ingest import text_hash
+from mragent.memory.principal import Principal
+from mragent.memory.space import STORE_SCHEMA
 
 HASH_BATCH = 500
 
@@ -46,7 +46,7 @@ def migrate_namespace(
     audit: AuditLog,
     scope: str = DEFAULT_SCOPE,
 ) -> MigrationReport:
-    """Bring ``ns`` to :data:`~mragent.space.STORE_SCHEMA`.
+    """Bring ``ns`` to :data:`~mragent.memory.space.STORE_SCHEMA`.
 
     Raises:
         MragentError: when the namespace holds no memories.

@@ -34,16 +34,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mragent.audit import AuditLog
 from mragent.baselines import FlatRetriever
 from mragent.core.embedding import Embedder, default_embedder
 from mragent.core.errors import MragentError
 from mragent.core.genome import PRESETS, Genome
 from mragent.core.store.base import GraphStore
 from mragent.core.view import DEFAULT_SCOPE, ReadView
-from mragent.memories import Memories
-from mragent.memory import Memory, Reconstruction
-from mragent.principal import Principal
+from mragent.memory.audit import AuditLog
+from mragent.memory.principal import Principal
+from mragent.memory.reader import Memory, Reconstruction
+from mragent.memory.writer import Memories
 
 CATEGORIES = ("forgotten", "rejected", "superseded", "out_of_scope", "pending", "as_of")
 ABSENCE_SURFACES = (

@@ -40,13 +40,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mragent.audit import AuditLog
-from mragent.audited import audited
 from mragent.core.corpus import validate_namespace
 from mragent.core.embedding import Embedder, EmbedderIdentity
 from mragent.core.errors import EmbeddingMismatch, MigrationInProgress, MragentError, QueryError
 from mragent.core.store.base import GraphStore
-from mragent.principal import Principal
+from mragent.memory.audit import AuditLog
+from mragent.memory.audited import audited
+from mragent.memory.principal import Principal
 
 BATCH_SIZE = 500
 MAX_SWEEPS = 3  # final sweeps that may still find missed cues before giving up

@@ -6,7 +6,7 @@ A ``mragent-memories/1`` file is a JSON object::
      "exported_at": <epoch seconds>, "scopes": [...], "include_forgotten": bool,
      "memories": [<MemoryRecord.to_json()>, ...]}
 
-Every record is a :class:`~mragent.records.MemoryRecord` both ways, so export and
+Every record is a :class:`~mragent.memory.records.MemoryRecord` both ways, so export and
 import cannot disagree on a field. Records are numbered from 0 (their index in
 ``memories``) in error messages.
 
@@ -33,8 +33,6 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from mragent.audit import AuditLog
-from mragent.audited import audited
 from mragent.core.corpus import MAX_TEXT, Content, Corpus, validate_namespace
 from mragent.core.embedding import Embedder, EmbedderIdentity, check_identity, embedder_from_spec
 from mragent.core.errors import (
@@ -48,9 +46,11 @@ from mragent.core.extract import Extractor, RuleExtractor
 from mragent.core.files import quarantine
 from mragent.core.store.base import GraphStore
 from mragent.core.view import validate_scope
-from mragent.ingest import WriteStamp, build_batches, prepare_write, text_hash
-from mragent.principal import Principal, parse_principal
-from mragent.records import MemoryRecord
+from mragent.memory.audit import AuditLog
+from mragent.memory.audited import audited
+from mragent.memory.ingest import WriteStamp, build_batches, prepare_write, text_hash
+from mragent.memory.principal import Principal, parse_principal
+from mragent.memory.records import MemoryRecord
 
 FORMAT = "mragent-memories/1"
 PAGE = 500  # ids per read and records per write statement

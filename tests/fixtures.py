@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from mragent.audit import AuditLog
 from mragent.core.corpus import Corpus
 from mragent.core.store.base import GraphStore
-from mragent.ingest import IngestReport
-from mragent.ingest import ingest as ingest_corpus
-from mragent.principal import Principal
+from mragent.memory.audit import AuditLog
+from mragent.memory.ingest import IngestReport
+from mragent.memory.ingest import ingest as ingest_corpus
+from mragent.memory.principal import Principal
 
 # A chain Acme -> Jane Roe -> Lisbon, plus a distractor; tags are explicit so the
 # expected graph (and the traversal's rows) can be written down by hand.
@@ -70,7 +70,7 @@ TESTER = Principal("system", "tests")
 
 
 def ingest(store: GraphStore, corpus: Corpus, ns: str, **kwargs: Any) -> IngestReport:
-    """:func:`mragent.ingest.ingest` as the test principal, audited to the test's own log
+    """:func:`mragent.memory.ingest.ingest` as the test principal, audited to the test's own log
     (``$MRAGENT_AUDIT_LOG``, set per test by conftest)."""
     kwargs.setdefault("principal", TESTER)
     kwargs.setdefault("audit", AuditLog())

@@ -12,8 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from mragent import audit
-from mragent.audit import (
+from mragent.core.errors import MragentError
+from mragent.core.queries import get_query
+from mragent.core.store.base import GraphStore
+from mragent.memory import audit
+from mragent.memory.audit import (
     FIELDS,
     GENESIS,
     AuditError,
@@ -24,9 +27,6 @@ from mragent.audit import (
     record_hash,
     verify,
 )
-from mragent.core.errors import MragentError
-from mragent.core.queries import get_query
-from mragent.core.store.base import GraphStore
 
 H1 = hashlib.sha256(b"one").hexdigest()
 H2 = hashlib.sha256(b"two").hexdigest()

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from mragent.cli import app
 from mragent.core.store import open_store
-from mragent.ingest import namespace_stats
+from mragent.memory.ingest import namespace_stats
 
 runner = CliRunner()
 AS_TESTER = ("--principal", "human:tester")

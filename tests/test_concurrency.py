@@ -19,11 +19,11 @@ from pathlib import Path
 
 import pytest
 
-from mragent.audit import AuditLog, read_records, verify
 from mragent.core.store import open_store
 from mragent.core.view import ReadView
-from mragent.memories import Memories
-from mragent.principal import Principal
+from mragent.memory.audit import AuditLog, read_records, verify
+from mragent.memory.principal import Principal
+from mragent.memory.writer import Memories
 
 WORKERS = 4
 PER_WORKER = 15

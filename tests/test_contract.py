@@ -14,8 +14,8 @@ from mragent.core.extract import RuleExtractor
 from mragent.core.genome import Genome
 from mragent.core.store.base import GraphStore
 from mragent.core.view import ReadView
-from mragent.ingest import WriteStamp, build_batches, namespace_stats
-from mragent.memory import Memory
+from mragent.memory.ingest import WriteStamp, build_batches, namespace_stats
+from mragent.memory.reader import Memory
 from tests.fixtures import CHAIN, INJECTIONS, TESTER, ingest
 
 pytestmark = pytest.mark.backend

@@ -53,7 +53,7 @@ def test_stale_pid_and_port_are_replaced(tmp_path: Path) -> None:
 def test_data_persists_across_restart(tmp_path: Path) -> None:
     from mragent.core.corpus import parse_corpus
     from mragent.core.store import open_store
-    from mragent.ingest import namespace_stats
+    from mragent.memory.ingest import namespace_stats
     from tests.fixtures import CHAIN, ingest
 
     try:

@@ -28,7 +28,7 @@ from mragent.core.genome import GENES, PRESETS, Genome, narrowed_genes
 from mragent.core.store.base import GraphStore
 from mragent.datasets import load_dataset
 from mragent.evaluate import run_questions, summarise
-from mragent.memory import Memory
+from mragent.memory.reader import Memory
 
 FIXTURES = Path(__file__).parent / "datasets_data"
 QUESTIONS = FIXTURES / "musique_mini.json"

@@ -24,8 +24,8 @@ from mragent.core.store import open_store
 from mragent.core.store.base import GraphStore
 from mragent.explain import Fate, Trace, browser_cypher, build_trace, checked_id, render_trace
 from mragent.html_view import write_html
-from mragent.ingest import namespace_stats
-from mragent.memory import Memory
+from mragent.memory.ingest import namespace_stats
+from mragent.memory.reader import Memory
 from mragent.trace_store import TRACE_CAP, list_traces, persist_trace, trace_paths
 from tests.fixtures import CHAIN, INJECTIONS, ingest
 

@@ -18,7 +18,7 @@ from mragent.core.retrieval.reconstruct import Candidate, Trail
 from mragent.core.retrieval.rerank import rerank
 from mragent.core.retrieval.synthesis import assemble
 from mragent.core.store.base import GraphStore
-from mragent.memory import Memory
+from mragent.memory.reader import Memory
 from tests.fixtures import ingest
 
 # Acme's founder chain, plus a hub tag (Guild) that many contents mention.
@@ -112,7 +112,7 @@ def test_efSearch_sets_the_hnsw_recall_ceiling() -> None:
 
 def memory_work(ef: int) -> int:
     from mragent.core.retrieval.synthesis import Answer, Context
-    from mragent.memory import Reconstruction
+    from mragent.memory.reader import Reconstruction
 
     rec = Reconstruction("q", [], [], [], Context((), (), ""), Answer(None), cue_work=ef)
     return rec.work

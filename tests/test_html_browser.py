@@ -23,7 +23,7 @@ from mragent.core.genome import PRESETS
 from mragent.core.store.base import GraphStore
 from mragent.explain import Fate, build_trace
 from mragent.html_view import build_network, write_html
-from mragent.memory import Memory
+from mragent.memory.reader import Memory
 from tests.conftest import required_backends
 from tests.fixtures import CHAIN, ingest
 

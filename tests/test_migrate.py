@@ -6,16 +6,16 @@ from pathlib import Path
 
 import pytest
 
-from mragent.audit import AuditLog, read_records
 from mragent.core.corpus import parse_corpus
 from mragent.core.errors import LegacyNamespace
 from mragent.core.genome import Genome
 from mragent.core.store.base import GraphStore
-from mragent.ingest import namespace_stats, text_hash
-from mragent.memories import Memories
-from mragent.memory import Memory
+from mragent.memory.audit import AuditLog, read_records
+from mragent.memory.ingest import namespace_stats, text_hash
+from mragent.memory.principal import Principal
+from mragent.memory.reader import Memory
+from mragent.memory.writer import Memories
 from mragent.migrate import migrate_namespace
-from mragent.principal import Principal
 from tests.fixtures import CHAIN, ingest
 
 ANA = Principal("human", "ana")

@@ -20,7 +20,6 @@ import typer
 from falkordb import FalkorDB
 from typer.testing import CliRunner
 
-from mragent.audit import AuditLog
 from mragent.cli.reembed import reembed_command
 from mragent.core.corpus import parse_corpus
 from mragent.core.embedding import (
@@ -36,8 +35,9 @@ from mragent.core.store import open_store
 from mragent.core.store.base import GraphStore
 from mragent.core.store.falkordb import FalkorStore
 from mragent.core.view import ReadView
-from mragent.memory import Memory
-from mragent.principal import Principal
+from mragent.memory.audit import AuditLog
+from mragent.memory.principal import Principal
+from mragent.memory.reader import Memory
 from mragent.reembed import (
     MigrationState,
     check_not_migrating,

@@ -11,7 +11,7 @@ from mragent.core.corpus import Question, load_corpus, reference_corpus_path
 from mragent.core.genome import Genome
 from mragent.core.store.base import GraphStore
 from mragent.evaluate import run_questions, summarise
-from mragent.memory import Memory
+from mragent.memory.reader import Memory
 from tests.fixtures import ingest
 
 CORPUS = load_corpus(reference_corpus_path())

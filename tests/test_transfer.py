@@ -18,7 +18,6 @@ import pytest
 from typer.testing import CliRunner
 
 from mragent import transfer
-from mragent.audit import AuditLog, read_records
 from mragent.cli import app
 from mragent.core.corpus import load_corpus
 from mragent.core.embedding import HashingEmbedder
@@ -27,11 +26,12 @@ from mragent.core.genome import load_genome
 from mragent.core.store import open_store
 from mragent.core.store.base import GraphStore
 from mragent.core.view import ReadView
-from mragent.ingest import namespace_stats
-from mragent.memories import Memories
-from mragent.memory import Memory
-from mragent.principal import Principal
-from mragent.records import MemoryRecord
+from mragent.memory.audit import AuditLog, read_records
+from mragent.memory.ingest import namespace_stats
+from mragent.memory.principal import Principal
+from mragent.memory.reader import Memory
+from mragent.memory.records import MemoryRecord
+from mragent.memory.writer import Memories
 from mragent.transfer import (
     FORMAT,
     TransferFileError,

@@ -11,18 +11,18 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from mragent.audit import AuditLog
 from mragent.baselines import FlatRetriever
 from mragent.cli import app
 from mragent.core.errors import ConfigError, WriteRefused
 from mragent.core.genome import PRESETS
 from mragent.core.store.base import GraphStore
 from mragent.core.view import ReadView
-from mragent.ingest import text_hash
-from mragent.memories import Memories
-from mragent.memory import Memory
+from mragent.memory.audit import AuditLog
+from mragent.memory.ingest import text_hash
+from mragent.memory.principal import Principal, parse_principal
+from mragent.memory.reader import Memory
+from mragent.memory.writer import Memories
 from mragent.negative import ABSENCE_SURFACES, CATEGORIES, run_negative
-from mragent.principal import Principal, parse_principal
 
 runner = CliRunner()
 ANA = Principal("human", "ana")

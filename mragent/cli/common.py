@@ -23,7 +23,7 @@ from mragent.core.errors import (
 from mragent.core.store.base import GraphStore
 from mragent.core.view import DEFAULT_SCOPE, ReadView
 from mragent.datasets import load_questions_corpus
-from mragent.records import parse_time
+from mragent.memory.records import parse_time
 
 console = Console(stderr=True)
 out = Console()

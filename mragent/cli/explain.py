@@ -26,7 +26,7 @@ from mragent.core.genome import load_genome
 from mragent.core.store import open_store
 from mragent.explain import browser_cypher, build_trace, render_trace
 from mragent.html_view import write_html
-from mragent.memory import Memory
+from mragent.memory.reader import Memory
 from mragent.trace_store import TRACE_CAP, persist_trace
 
 

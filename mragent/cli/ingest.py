@@ -21,8 +21,8 @@ from mragent.cli.memory import audit_log
 from mragent.core.corpus import load_corpus, validate_namespace
 from mragent.core.store import open_store
 from mragent.core.view import DEFAULT_SCOPE, validate_scope
-from mragent.ingest import BATCH_SIZE, ingest
-from mragent.principal import parse_principal
+from mragent.memory.ingest import BATCH_SIZE, ingest
+from mragent.memory.principal import parse_principal
 
 
 def ingest_command(

@@ -14,7 +14,6 @@ from typing import Annotated
 
 import typer
 
-from mragent.audit import AuditLog
 from mragent.cli.common import (
     AsOfOption,
     AuditLogOption,
@@ -36,11 +35,12 @@ from mragent.core.errors import ConfigError
 from mragent.core.genome import load_genome
 from mragent.core.store import open_store
 from mragent.core.view import DEFAULT_SCOPE, validate_scope
-from mragent.memories import Memories
-from mragent.memory import Memory
+from mragent.memory.audit import AuditLog
+from mragent.memory.principal import Principal, parse_principal
+from mragent.memory.reader import Memory
+from mragent.memory.records import MemoryRecord, iso, parse_time
+from mragent.memory.writer import Memories
 from mragent.migrate import migrate_namespace
-from mragent.principal import Principal, parse_principal
-from mragent.records import MemoryRecord, iso, parse_time
 
 IdArgument = Annotated[str, typer.Argument(help="Id of a memory version.")]
 ReasonOption = Annotated[str, typer.Option("--reason", help="Why (kept in the audit log).")]

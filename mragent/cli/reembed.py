@@ -20,7 +20,7 @@ from mragent.cli.memory import audit_log
 from mragent.core.corpus import validate_namespace
 from mragent.core.embedding import DEFAULT_SPEC, embedder_from_spec
 from mragent.core.store import open_store
-from mragent.principal import parse_principal
+from mragent.memory.principal import parse_principal
 from mragent.reembed import BATCH_SIZE, reembed
 
 EmbedderOption = Annotated[

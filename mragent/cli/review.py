@@ -26,9 +26,9 @@ from mragent.cli.common import (
 from mragent.cli.memory import IdArgument, audit_log, writing
 from mragent.core.store import open_store
 from mragent.core.view import DEFAULT_SCOPE
-from mragent.memories import Memories
-from mragent.principal import parse_principal
-from mragent.records import iso
+from mragent.memory.principal import parse_principal
+from mragent.memory.records import iso
+from mragent.memory.writer import Memories
 
 review_app = typer.Typer(help="Review agent-written memories.", no_args_is_help=True)
 trust_app = typer.Typer(

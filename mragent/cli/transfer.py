@@ -26,7 +26,7 @@ from mragent.cli.memory import audit_log
 from mragent.core.corpus import validate_namespace
 from mragent.core.store import open_store
 from mragent.core.view import DEFAULT_SCOPE
-from mragent.principal import parse_principal
+from mragent.memory.principal import parse_principal
 from mragent.transfer import export_memories, import_memories
 
 FileArgument = Annotated[Path, typer.Argument(help="The memories file (mragent-memories/1).")]

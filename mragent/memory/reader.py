@@ -25,7 +25,7 @@ from mragent.core.retrieval.synthesis import Answer, Context, Synthesizer, assem
 from mragent.core.store.base import GraphStore
 from mragent.core.text import content_words
 from mragent.core.view import ReadView
-from mragent.space import check_space
+from mragent.memory.space import check_space
 
 
 @dataclass

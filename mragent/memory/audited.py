@@ -6,9 +6,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from mragent.audit import AuditError, AuditLog
 from mragent.core.store.base import GraphStore
-from mragent.principal import Principal
+from mragent.memory.audit import AuditError, AuditLog
+from mragent.memory.principal import Principal
 
 
 @contextmanager

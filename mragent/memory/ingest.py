@@ -31,15 +31,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from mragent.audit import AuditLog
-from mragent.audited import audited
 from mragent.core.corpus import Content, Corpus, validate_namespace
 from mragent.core.embedding import Embedder, default_embedder
 from mragent.core.extract import Extractor, RuleExtractor
 from mragent.core.store.base import GraphStore
 from mragent.core.view import DEFAULT_SCOPE, validate_scope
-from mragent.principal import Principal
-from mragent.space import STORE_SCHEMA, check_space
+from mragent.memory.audit import AuditLog
+from mragent.memory.audited import audited
+from mragent.memory.principal import Principal
+from mragent.memory.space import STORE_SCHEMA, check_space
 
 BATCH_SIZE = 500
 # Bumped whenever ingest writes a different graph for the same input.

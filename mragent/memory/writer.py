@@ -27,17 +27,17 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
 
-from mragent.audit import AuditLog
-from mragent.audited import audited
 from mragent.core.corpus import MAX_TEXT, Content, Corpus, validate_namespace
 from mragent.core.embedding import Embedder, default_embedder
 from mragent.core.errors import ConfigError, WriteRefused
 from mragent.core.extract import Extractor, RuleExtractor
 from mragent.core.store.base import GraphStore
 from mragent.core.view import DEFAULT_SCOPE, validate_scope
-from mragent.ingest import WriteStamp, build_batches, new_id, prepare_write, text_hash
-from mragent.principal import Principal
-from mragent.records import MemoryRecord
+from mragent.memory.audit import AuditLog
+from mragent.memory.audited import audited
+from mragent.memory.ingest import WriteStamp, build_batches, new_id, prepare_write, text_hash
+from mragent.memory.principal import Principal
+from mragent.memory.records import MemoryRecord
 
 MAX_DEPENDENCIES = 64
 

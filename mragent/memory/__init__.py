@@ -1,0 +1,1 @@
+"""The trust layer: principals, records, audit, ingest, the writer and the reader."""
