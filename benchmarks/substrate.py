@@ -15,6 +15,7 @@ import random
 import statistics
 import time
 
+from mragent.apps.synthetic import generate
 from mragent.core.errors import BackendUnavailable
 from mragent.core.genome import Genome
 from mragent.core.retrieval.reconstruct import traverse
@@ -23,7 +24,6 @@ from mragent.memory.audit import AuditLog
 from mragent.memory.ingest import ingest
 from mragent.memory.principal import BENCH
 from mragent.memory.reader import Memory
-from mragent.synthetic import generate
 
 
 def main() -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from evolution.study import Study
-from mragent.bench import write_json_atomic
+from mragent.apps.bench import write_json_atomic
 from mragent.core.errors import ConfigError, CorpusError
 from mragent.core.files import quarantine
 

@@ -23,10 +23,10 @@ from multiprocessing.pool import Pool
 
 from evolution.objectives import ACCURACY
 from evolution.trial import Evaluation, evaluation_from
+from mragent.apps.evaluate import judge
 from mragent.core.corpus import Question
 from mragent.core.genome import Genome
 from mragent.core.store import open_store
-from mragent.evaluate import judge
 from mragent.memory.reader import Memory
 
 

@@ -19,12 +19,12 @@ from evolution.objectives import RECALL_K, objectives_named
 from evolution.plot import plot_pareto
 from evolution.run import EvolveRun
 from evolution.trial import Evaluation, Trial
-from mragent.bench import write_json_atomic
+from mragent.apps.bench import write_json_atomic
+from mragent.apps.explain import build_trace
+from mragent.apps.html_view import write_html
 from mragent.core.corpus import Question
 from mragent.core.genome import GENES
 from mragent.core.store import open_store
-from mragent.explain import build_trace
-from mragent.html_view import write_html
 from mragent.memory.reader import Memory
 
 REPORT_JSON, REPORT_MD, PARETO_PNG = "optimize.report.json", "optimize.report.md", "pareto.png"

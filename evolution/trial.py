@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from evolution.objectives import ACCURACY, RECALL_K, Objectives, objectives_named
+from mragent.apps.evaluate import QuestionResult, ScoreBase, score, summarise
 from mragent.core.genome import Genome, make_genome
-from mragent.evaluate import QuestionResult, ScoreBase, score, summarise
 
 OBJECTIVES: tuple[str, ...] = ACCURACY.names
 """Objective names of the accuracy set, in the order of :attr:`Trial.values`."""

@@ -7,15 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from mragent.core.errors import CorpusError
-from mragent.core.extract import RuleExtractor, TitleGazetteer
-from mragent.core.retrieval.sparse import BM25
-from mragent.datasets import (
+from mragent.apps.datasets import (
     dataset_namespace,
     load_dataset,
     load_questions_corpus,
     passage_key,
 )
+from mragent.core.errors import CorpusError
+from mragent.core.extract import RuleExtractor, TitleGazetteer
+from mragent.core.retrieval.sparse import BM25
 
 FIXTURES = Path(__file__).parent / "datasets_data"
 

@@ -30,7 +30,7 @@ from evolution.run import EXIT_GATE_FAILED, EvolveOptions, EvolveRun, run_evolve
 from evolution.split import split_questions
 from evolution.study import Study
 from evolution.trial import Evaluation, Trial, dominates, pareto_front
-from mragent.bench import ensure_ingested
+from mragent.apps.bench import ensure_ingested
 from mragent.core.corpus import Question, load_corpus
 from mragent.core.errors import ConfigError
 from mragent.core.genome import GENES, PRESETS, Genome, load_genome

@@ -21,13 +21,13 @@ from evolution.report import REPORT_JSON, REPORT_MD, write_reports
 from evolution.run import EvolveOptions, run_evolve
 from evolution.study import Study
 from evolution.trial import TIMED_OUT_COST, Evaluation, Trial, dominates, pareto_front
-from mragent.bench import ensure_ingested
+from mragent.apps.bench import ensure_ingested
+from mragent.apps.datasets import load_dataset
+from mragent.apps.evaluate import run_questions, summarise
 from mragent.core.corpus import Corpus
 from mragent.core.errors import ConfigError
 from mragent.core.genome import GENES, PRESETS, Genome, narrowed_genes
 from mragent.core.store.base import GraphStore
-from mragent.datasets import load_dataset
-from mragent.evaluate import run_questions, summarise
 from mragent.memory.reader import Memory
 
 FIXTURES = Path(__file__).parent / "datasets_data"

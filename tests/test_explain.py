@@ -16,17 +16,17 @@ import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
+from mragent.apps.explain import Fate, Trace, browser_cypher, build_trace, checked_id, render_trace
+from mragent.apps.html_view import write_html
+from mragent.apps.trace_store import TRACE_CAP, list_traces, persist_trace, trace_paths
 from mragent.cli import app
 from mragent.core.corpus import parse_corpus
 from mragent.core.errors import MragentError
 from mragent.core.genome import PRESETS, Genome, PromptStrategy
 from mragent.core.store import open_store
 from mragent.core.store.base import GraphStore
-from mragent.explain import Fate, Trace, browser_cypher, build_trace, checked_id, render_trace
-from mragent.html_view import write_html
 from mragent.memory.ingest import namespace_stats
 from mragent.memory.reader import Memory
-from mragent.trace_store import TRACE_CAP, list_traces, persist_trace, trace_paths
 from tests.fixtures import CHAIN, INJECTIONS, ingest
 
 QUESTION = CHAIN["questions"][0]["question"]

@@ -18,11 +18,11 @@ from pathlib import Path
 
 import pytest
 
+from mragent.apps.explain import Fate, build_trace
+from mragent.apps.html_view import build_network, write_html
 from mragent.core.corpus import parse_corpus
 from mragent.core.genome import PRESETS
 from mragent.core.store.base import GraphStore
-from mragent.explain import Fate, build_trace
-from mragent.html_view import build_network, write_html
 from mragent.memory.reader import Memory
 from tests.conftest import required_backends
 from tests.fixtures import CHAIN, ingest

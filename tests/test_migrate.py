@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from mragent.apps.migrate import migrate_namespace
 from mragent.core.corpus import parse_corpus
 from mragent.core.errors import LegacyNamespace
 from mragent.core.genome import Genome
@@ -15,7 +16,6 @@ from mragent.memory.ingest import namespace_stats, text_hash
 from mragent.memory.principal import Principal
 from mragent.memory.reader import Memory
 from mragent.memory.writer import Memories
-from mragent.migrate import migrate_namespace
 from tests.fixtures import CHAIN, ingest
 
 ANA = Principal("human", "ana")

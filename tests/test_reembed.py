@@ -20,6 +20,12 @@ import typer
 from falkordb import FalkorDB
 from typer.testing import CliRunner
 
+from mragent.apps.reembed import (
+    MigrationState,
+    check_not_migrating,
+    migration_state,
+    reembed,
+)
 from mragent.cli.reembed import reembed_command
 from mragent.core.corpus import parse_corpus
 from mragent.core.embedding import (
@@ -38,12 +44,6 @@ from mragent.core.view import ReadView
 from mragent.memory.audit import AuditLog
 from mragent.memory.principal import Principal
 from mragent.memory.reader import Memory
-from mragent.reembed import (
-    MigrationState,
-    check_not_migrating,
-    migration_state,
-    reembed,
-)
 from tests.conftest import ENGINES, unavailable
 from tests.fixtures import CHAIN, ingest
 

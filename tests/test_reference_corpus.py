@@ -7,10 +7,10 @@ from collections.abc import Iterator
 
 import pytest
 
+from mragent.apps.evaluate import run_questions, summarise
 from mragent.core.corpus import Question, load_corpus, reference_corpus_path
 from mragent.core.genome import Genome
 from mragent.core.store.base import GraphStore
-from mragent.evaluate import run_questions, summarise
 from mragent.memory.reader import Memory
 from tests.fixtures import ingest
 

@@ -17,7 +17,14 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from mragent import transfer
+from mragent.apps import transfer
+from mragent.apps.transfer import (
+    FORMAT,
+    TransferFileError,
+    export_memories,
+    import_memories,
+    read_memories_file,
+)
 from mragent.cli import app
 from mragent.core.corpus import load_corpus
 from mragent.core.embedding import HashingEmbedder
@@ -32,13 +39,6 @@ from mragent.memory.principal import Principal
 from mragent.memory.reader import Memory
 from mragent.memory.records import MemoryRecord
 from mragent.memory.writer import Memories
-from mragent.transfer import (
-    FORMAT,
-    TransferFileError,
-    export_memories,
-    import_memories,
-    read_memories_file,
-)
 from tests.fixtures import CHAIN, ingest
 
 ANA = Principal("human", "ana")

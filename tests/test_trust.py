@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from mragent.baselines import FlatRetriever
+from mragent.apps.baselines import FlatRetriever
+from mragent.apps.negative import ABSENCE_SURFACES, CATEGORIES, run_negative
 from mragent.cli import app
 from mragent.core.errors import ConfigError, WriteRefused
 from mragent.core.genome import PRESETS
@@ -22,7 +23,6 @@ from mragent.memory.ingest import text_hash
 from mragent.memory.principal import Principal, parse_principal
 from mragent.memory.reader import Memory
 from mragent.memory.writer import Memories
-from mragent.negative import ABSENCE_SURFACES, CATEGORIES, run_negative
 
 runner = CliRunner()
 ANA = Principal("human", "ana")

@@ -9,11 +9,12 @@ import typer
 from rich.progress import Progress
 from rich.table import Table
 
-from mragent.bench import (
+from mragent.apps.bench import (
     bench_report,
     run_bench,
     write_json_atomic,
 )
+from mragent.apps.negative import CATEGORIES, NegativeReport, run_negative
 from mragent.cli.common import (
     CorpusNsOption,
     DatasetOption,
@@ -29,7 +30,6 @@ from mragent.cli.common import (
 )
 from mragent.core.genome import load_genome
 from mragent.core.store import open_store
-from mragent.negative import CATEGORIES, NegativeReport, run_negative
 
 NEGATIVE_FAILED = 5  # exit code: something that must not be recalled was
 

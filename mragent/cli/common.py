@@ -11,7 +11,8 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from mragent.bench import ensure_ingested
+from mragent.apps.bench import ensure_ingested
+from mragent.apps.datasets import load_questions_corpus
 from mragent.core.corpus import Corpus, validate_namespace
 from mragent.core.errors import (
     ConfigError,
@@ -22,7 +23,6 @@ from mragent.core.errors import (
 )
 from mragent.core.store.base import GraphStore
 from mragent.core.view import DEFAULT_SCOPE, ReadView
-from mragent.datasets import load_questions_corpus
 from mragent.memory.records import parse_time
 
 console = Console(stderr=True)
@@ -94,7 +94,7 @@ def read_view(scopes: list[str] | None, include_pending: bool, as_of: str | None
 
 
 class Dataset(str, Enum):
-    """Input formats ``bench`` and ``evolve`` read (see :mod:`mragent.datasets`)."""
+    """Input formats ``bench`` and ``evolve`` read (see :mod:`mragent.apps.datasets`)."""
 
     MUSIQUE = "musique"
     HOTPOTQA = "hotpotqa"

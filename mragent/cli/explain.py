@@ -7,7 +7,10 @@ from typing import Annotated
 
 import typer
 
-from mragent.bench import corpus_namespace, ensure_ingested
+from mragent.apps.bench import corpus_namespace, ensure_ingested
+from mragent.apps.explain import browser_cypher, build_trace, render_trace
+from mragent.apps.html_view import write_html
+from mragent.apps.trace_store import TRACE_CAP, persist_trace
 from mragent.cli.common import (
     AsOfOption,
     CorpusNsOption,
@@ -24,10 +27,7 @@ from mragent.core.corpus import load_corpus, reference_corpus_path, validate_nam
 from mragent.core.errors import ConfigError
 from mragent.core.genome import load_genome
 from mragent.core.store import open_store
-from mragent.explain import browser_cypher, build_trace, render_trace
-from mragent.html_view import write_html
 from mragent.memory.reader import Memory
-from mragent.trace_store import TRACE_CAP, persist_trace
 
 
 def explain_command(

@@ -14,6 +14,7 @@ from typing import Annotated
 
 import typer
 
+from mragent.apps.migrate import migrate_namespace
 from mragent.cli.common import (
     AsOfOption,
     AuditLogOption,
@@ -40,7 +41,6 @@ from mragent.memory.principal import Principal, parse_principal
 from mragent.memory.reader import Memory
 from mragent.memory.records import MemoryRecord, iso, parse_time
 from mragent.memory.writer import Memories
-from mragent.migrate import migrate_namespace
 
 IdArgument = Annotated[str, typer.Argument(help="Id of a memory version.")]
 ReasonOption = Annotated[str, typer.Option("--reason", help="Why (kept in the audit log).")]

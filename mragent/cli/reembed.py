@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 from rich.progress import Progress
 
+from mragent.apps.reembed import BATCH_SIZE, reembed
 from mragent.cli.common import (
     AuditLogOption,
     DbOption,
@@ -21,7 +22,6 @@ from mragent.core.corpus import validate_namespace
 from mragent.core.embedding import DEFAULT_SPEC, embedder_from_spec
 from mragent.core.store import open_store
 from mragent.memory.principal import parse_principal
-from mragent.reembed import BATCH_SIZE, reembed
 
 EmbedderOption = Annotated[
     str,

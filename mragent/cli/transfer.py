@@ -13,6 +13,7 @@ from typing import Annotated
 
 import typer
 
+from mragent.apps.transfer import export_memories, import_memories
 from mragent.cli.common import (
     AuditLogOption,
     DbOption,
@@ -27,7 +28,6 @@ from mragent.core.corpus import validate_namespace
 from mragent.core.store import open_store
 from mragent.core.view import DEFAULT_SCOPE
 from mragent.memory.principal import parse_principal
-from mragent.transfer import export_memories, import_memories
 
 FileArgument = Annotated[Path, typer.Argument(help="The memories file (mragent-memories/1).")]
 

@@ -285,7 +285,7 @@ def load_questions_corpus(
     Raises:
         CorpusError: on malformed input or a missing ``path``.
     """
-    from mragent.bench import corpus_namespace
+    from mragent.apps.bench import corpus_namespace
     from mragent.core.corpus import reference_corpus_path
 
     if dataset in (None, "mragent"):

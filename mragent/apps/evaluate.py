@@ -13,9 +13,9 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from mragent.apps.judge import exact_match, f1, is_correct, recall_at_k
 from mragent.core.corpus import Question
 from mragent.core.genome import Genome
-from mragent.judge import exact_match, f1, is_correct, recall_at_k
 from mragent.memory.reader import Memory, Reconstruction
 
 RECALL_KS = (2, 5, 10)

@@ -9,16 +9,23 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mragent.baselines import FlatRetriever
+from mragent.apps.baselines import FlatRetriever
+from mragent.apps.evaluate import (
+    QuestionResult,
+    ScoreBase,
+    Summary,
+    run_questions,
+    score,
+    summarise,
+)
+from mragent.apps.negative import NegativeReport
 from mragent.core.corpus import Corpus
 from mragent.core.genome import PRESETS, Genome
 from mragent.core.store.base import GraphStore
-from mragent.evaluate import QuestionResult, ScoreBase, Summary, run_questions, score, summarise
 from mragent.memory.audit import AuditLog
 from mragent.memory.ingest import GRAPH_LAYOUT, ingest, namespace_stats
 from mragent.memory.principal import BENCH
 from mragent.memory.reader import Memory
-from mragent.negative import NegativeReport
 
 
 def corpus_namespace(corpus_path: Path) -> str:

@@ -11,12 +11,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from mragent.apps.evaluate import RECALL_KS, QuestionResult
+from mragent.apps.judge import is_correct, recall_at_k
 from mragent.core.corpus import Question
 from mragent.core.embedding import Embedder
 from mragent.core.retrieval.sparse import BM25
 from mragent.core.text import count_tokens
-from mragent.evaluate import RECALL_KS, QuestionResult
-from mragent.judge import is_correct, recall_at_k
 
 
 class FlatRetriever:

@@ -22,7 +22,7 @@ import jinja2
 import pyvis
 from pyvis.network import Network
 
-from mragent.explain import FATE_ORDER, Fate, Trace, TracePath
+from mragent.apps.explain import FATE_ORDER, Fate, Trace, TracePath
 
 _VIS_DIR = Path(pyvis.__file__).resolve().parent / "templates"
 _COLOURS = {

@@ -19,8 +19,8 @@ import uuid
 from datetime import datetime, timezone
 from typing import Any
 
+from mragent.apps.explain import Fate, Trace, checked_id
 from mragent.core.store.base import GraphStore
-from mragent.explain import Fate, Trace, checked_id
 
 TRACE_CAP = 100
 """Traces kept per namespace; older ones are deleted when a new one is stored."""

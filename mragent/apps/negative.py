@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mragent.baselines import FlatRetriever
+from mragent.apps.baselines import FlatRetriever
 from mragent.core.embedding import Embedder, default_embedder
 from mragent.core.errors import MragentError
 from mragent.core.genome import PRESETS, Genome

@@ -13,8 +13,8 @@ annotates the result:
 
 :func:`render_trace` prints the trace with rich; :func:`browser_cypher` writes a
 query that draws the paths used in Neo4j Browser, Memgraph Lab or FalkorDB's
-browser. The HTML view lives in :mod:`mragent.html_view`, persistence in
-:mod:`mragent.trace_store`.
+browser. The HTML view lives in :mod:`mragent.apps.html_view`, persistence in
+:mod:`mragent.apps.trace_store`.
 """
 
 from __future__ import annotations

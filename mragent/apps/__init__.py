@@ -1,0 +1,1 @@
+"""Applications on the memory: evaluation, bench, explain and its views, transfer, migrations."""
