@@ -10,9 +10,16 @@ from typing import Any
 
 import pytest
 
-from evolution.checkpoint import CheckpointError, checkpoint_path, load_checkpoint
-from evolution.compare import hypervolume
-from evolution.encoding import (
+from mragent.apps.bench import ensure_ingested
+from mragent.core.corpus import Question, load_corpus
+from mragent.core.errors import ConfigError
+from mragent.core.genome import GENES, PRESETS, Genome, load_genome
+from mragent.core.store import embedded
+from mragent.core.store.base import GraphStore
+from mragent.core.store.falkordb import FalkorStore
+from mragent.evolution.checkpoint import CheckpointError, checkpoint_path, load_checkpoint
+from mragent.evolution.compare import hypervolume
+from mragent.evolution.encoding import (
     FLOAT_DECIMALS,
     crossover,
     decode,
@@ -22,21 +29,14 @@ from evolution.encoding import (
     random_genotype,
     sbx_pair,
 )
-from evolution.gate import LatencyCheck, candidates, evaluations_to_gate, judge
-from evolution.proposer import ProposalContext
-from evolution.random_search import random_search
-from evolution.report import REPORT_JSON, REPORT_MD, write_reports
-from evolution.run import EXIT_GATE_FAILED, EvolveOptions, EvolveRun, run_evolve
-from evolution.split import split_questions
-from evolution.study import Study
-from evolution.trial import Evaluation, Trial, dominates, pareto_front
-from mragent.apps.bench import ensure_ingested
-from mragent.core.corpus import Question, load_corpus
-from mragent.core.errors import ConfigError
-from mragent.core.genome import GENES, PRESETS, Genome, load_genome
-from mragent.core.store import embedded
-from mragent.core.store.base import GraphStore
-from mragent.core.store.falkordb import FalkorStore
+from mragent.evolution.gate import LatencyCheck, candidates, evaluations_to_gate, judge
+from mragent.evolution.proposer import ProposalContext
+from mragent.evolution.random_search import random_search
+from mragent.evolution.report import REPORT_JSON, REPORT_MD, write_reports
+from mragent.evolution.run import EXIT_GATE_FAILED, EvolveOptions, EvolveRun, run_evolve
+from mragent.evolution.split import split_questions
+from mragent.evolution.study import Study
+from mragent.evolution.trial import Evaluation, Trial, dominates, pareto_front
 
 # --------------------------------------------------------------------------- helpers
 
@@ -450,7 +450,7 @@ def test_checkpoint_of_another_run_is_refused_and_kept(tmp_path: Path) -> None:
     study = Study(_fake_evaluate, population=4, generations=1, seed=1)
     study.optimize()
     path = checkpoint_path(tmp_path)
-    from evolution.checkpoint import save_checkpoint
+    from mragent.evolution.checkpoint import save_checkpoint
 
     save_checkpoint(path, study, {"seed": 1})
     with pytest.raises(ConfigError, match="another run"):

@@ -14,13 +14,6 @@ from pathlib import Path
 
 import pytest
 
-from evolution.evaluator import EvaluationPolicy, evaluate_genome
-from evolution.gate import gate_holds, judge
-from evolution.objectives import ACCURACY, RECALL
-from evolution.report import REPORT_JSON, REPORT_MD, write_reports
-from evolution.run import EvolveOptions, run_evolve
-from evolution.study import Study
-from evolution.trial import TIMED_OUT_COST, Evaluation, Trial, dominates, pareto_front
 from mragent.apps.bench import ensure_ingested
 from mragent.apps.datasets import load_dataset
 from mragent.apps.evaluate import run_questions, summarise
@@ -28,6 +21,13 @@ from mragent.core.corpus import Corpus
 from mragent.core.errors import ConfigError
 from mragent.core.genome import GENES, PRESETS, Genome, narrowed_genes
 from mragent.core.store.base import GraphStore
+from mragent.evolution.evaluator import EvaluationPolicy, evaluate_genome
+from mragent.evolution.gate import gate_holds, judge
+from mragent.evolution.objectives import ACCURACY, RECALL
+from mragent.evolution.report import REPORT_JSON, REPORT_MD, write_reports
+from mragent.evolution.run import EvolveOptions, run_evolve
+from mragent.evolution.study import Study
+from mragent.evolution.trial import TIMED_OUT_COST, Evaluation, Trial, dominates, pareto_front
 from mragent.memory.reader import Memory
 
 FIXTURES = Path(__file__).parent / "datasets_data"

@@ -9,10 +9,6 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from evolution.checkpoint import checkpoint_path
-from evolution.objectives import ACCURACY, RECALL, RECALL_METRIC
-from evolution.report import write_reports
-from evolution.run import DEFAULT_GENERATIONS, DEFAULT_POPULATION, EvolveOptions, run_evolve
 from mragent.cli.common import (
     CorpusNsOption,
     DatasetOption,
@@ -26,12 +22,16 @@ from mragent.cli.common import (
 )
 from mragent.core.genome import GENES
 from mragent.core.store import open_store
+from mragent.evolution.checkpoint import checkpoint_path
+from mragent.evolution.objectives import ACCURACY, RECALL, RECALL_METRIC
+from mragent.evolution.report import write_reports
+from mragent.evolution.run import DEFAULT_GENERATIONS, DEFAULT_POPULATION, EvolveOptions, run_evolve
 
 if TYPE_CHECKING:
-    from evolution.run import EvolveRun
-    from evolution.study import Study
-    from evolution.trial import Evaluation
     from mragent.core.genome import Genome
+    from mragent.evolution.run import EvolveRun
+    from mragent.evolution.study import Study
+    from mragent.evolution.trial import Evaluation
 
 EXIT_INTERRUPTED = 130
 _DEPTH = next(spec for spec in GENES if spec.name == "traversalDepth")

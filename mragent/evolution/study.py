@@ -1,11 +1,11 @@
 """NSGA-II over the genome with DEAP: the only module that imports DEAP.
 
 Selection is DEAP's ``tools.selNSGA2`` (non-dominated sorting, then crowding
-distance) over an :class:`~evolution.objectives.Objectives` set: accuracy
+distance) over an :class:`~mragent.evolution.objectives.Objectives` set: accuracy
 (max), or support recall@5 and accuracy (max); then cost = deterministic work
 (min), context tokens (min) and hops (min). Parents are drawn by a binary tournament on Pareto
 dominance, then crowding distance, then the scalar score policy; variation is
-the typed operators of :mod:`evolution.encoding`. Every random draw comes from
+the typed operators of :mod:`mragent.evolution.encoding`. Every random draw comes from
 one ``random.Random(seed)`` owned by the study, so a run is reproducible and
 its state can be checkpointed and resumed exactly.
 """
@@ -18,7 +18,9 @@ from typing import Any
 
 from deap import base, creator, tools
 
-from evolution.encoding import (
+from mragent.core.errors import ConfigError
+from mragent.core.genome import GENES, GeneSpec, Genome, make_genome
+from mragent.evolution.encoding import (
     clamp,
     clamp_genome,
     crossover,
@@ -27,11 +29,9 @@ from evolution.encoding import (
     mutate,
     random_genotype,
 )
-from evolution.objectives import ACCURACY, RECALL_METRIC, Objectives
-from evolution.proposer import MutationProposer, ProposalContext
-from evolution.trial import Evaluation, Trial, pareto_front
-from mragent.core.errors import ConfigError
-from mragent.core.genome import GENES, GeneSpec, Genome, make_genome
+from mragent.evolution.objectives import ACCURACY, RECALL_METRIC, Objectives
+from mragent.evolution.proposer import MutationProposer, ProposalContext
+from mragent.evolution.trial import Evaluation, Trial, pareto_front
 
 BatchEvaluate = Callable[[Sequence[Genome]], list[Evaluation]]
 

@@ -1,7 +1,7 @@
 """Immutable records of what one genome did on one question set.
 
 An :class:`Evaluation` holds the measured outcome (the objectives of its
-:class:`~evolution.objectives.Objectives` set, support recall@k, measured
+:class:`~mragent.evolution.objectives.Objectives` set, support recall@k, measured
 latency and answer quality); a :class:`Trial` places it in a search:
 its number (evaluation order), generation, origin and policy score. Both round
 trip through plain JSON (checkpoints and reports use the same serialiser).
@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from evolution.objectives import ACCURACY, RECALL_K, Objectives, objectives_named
 from mragent.apps.evaluate import QuestionResult, ScoreBase, score, summarise
 from mragent.core.genome import Genome, make_genome
+from mragent.evolution.objectives import ACCURACY, RECALL_K, Objectives, objectives_named
 
 OBJECTIVES: tuple[str, ...] = ACCURACY.names
 """Objective names of the accuracy set, in the order of :attr:`Trial.values`."""

@@ -21,12 +21,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from multiprocessing.pool import Pool
 
-from evolution.objectives import ACCURACY
-from evolution.trial import Evaluation, evaluation_from
 from mragent.apps.evaluate import judge
 from mragent.core.corpus import Question
 from mragent.core.genome import Genome
 from mragent.core.store import open_store
+from mragent.evolution.objectives import ACCURACY
+from mragent.evolution.trial import Evaluation, evaluation_from
 from mragent.memory.reader import Memory
 
 

@@ -13,10 +13,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from evolution.study import Study
 from mragent.apps.bench import write_json_atomic
 from mragent.core.errors import ConfigError, CorpusError
 from mragent.core.files import quarantine
+from mragent.evolution.study import Study
 
 FORMAT = "mragent-evolve-checkpoint/1"
 CHECKPOINT_NAME = "checkpoint.json"

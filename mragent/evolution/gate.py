@@ -21,9 +21,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from evolution.trial import Evaluation, Trial
 from mragent.core.corpus import Question
 from mragent.core.genome import Genome
+from mragent.evolution.trial import Evaluation, Trial
 from mragent.memory.reader import Memory
 
 ACCURACY_GAIN = 0.05

@@ -6,7 +6,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from evolution.trial import Trial, pareto_front
+from mragent.evolution.trial import Trial, pareto_front
 
 
 def _front_2d(trials: Sequence[Trial]) -> list[Trial]:

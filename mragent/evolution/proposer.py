@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
-    from evolution.trial import Trial
+    from mragent.evolution.trial import Trial
 
 
 @dataclass(frozen=True)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterable, Sequence
 
-from evolution.encoding import decode, random_genotype
-from evolution.trial import Evaluation, Trial
 from mragent.core.genome import GENES, GeneSpec, Genome
+from mragent.evolution.encoding import decode, random_genotype
+from mragent.evolution.trial import Evaluation, Trial
 
 BatchEvaluate = Callable[[Sequence[Genome]], list[Evaluation]]
 

@@ -12,19 +12,19 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from evolution.checkpoint import checkpoint_path, load_checkpoint, save_checkpoint
-from evolution.evaluator import EvaluationPolicy, Evaluator
-from evolution.gate import GateResult, LatencyCheck, gate_holds, judge, retime
-from evolution.objectives import ACCURACY, RECALL, objectives_named
-from evolution.proposer import MutationProposer
-from evolution.random_search import random_search
-from evolution.split import DEFAULT_SPLIT, split_questions
-from evolution.study import Study
-from evolution.trial import Evaluation, Trial
 from mragent.core.corpus import Corpus, Question
 from mragent.core.errors import ConfigError
 from mragent.core.genome import PRESETS, GeneSpec, Genome, narrowed_genes
 from mragent.core.store.base import GraphStore
+from mragent.evolution.checkpoint import checkpoint_path, load_checkpoint, save_checkpoint
+from mragent.evolution.evaluator import EvaluationPolicy, Evaluator
+from mragent.evolution.gate import GateResult, LatencyCheck, gate_holds, judge, retime
+from mragent.evolution.objectives import ACCURACY, RECALL, objectives_named
+from mragent.evolution.proposer import MutationProposer
+from mragent.evolution.random_search import random_search
+from mragent.evolution.split import DEFAULT_SPLIT, split_questions
+from mragent.evolution.study import Study
+from mragent.evolution.trial import Evaluation, Trial
 from mragent.memory.reader import Memory
 
 EXIT_GATE_FAILED = 3

@@ -14,17 +14,17 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from evolution.compare import REFERENCE_COST, search_figures
-from evolution.objectives import RECALL_K, objectives_named
-from evolution.plot import plot_pareto
-from evolution.run import EvolveRun
-from evolution.trial import Evaluation, Trial
 from mragent.apps.bench import write_json_atomic
 from mragent.apps.explain import build_trace
 from mragent.apps.html_view import write_html
 from mragent.core.corpus import Question
 from mragent.core.genome import GENES
 from mragent.core.store import open_store
+from mragent.evolution.compare import REFERENCE_COST, search_figures
+from mragent.evolution.objectives import RECALL_K, objectives_named
+from mragent.evolution.plot import plot_pareto
+from mragent.evolution.run import EvolveRun
+from mragent.evolution.trial import Evaluation, Trial
 from mragent.memory.reader import Memory
 
 REPORT_JSON, REPORT_MD, PARETO_PNG = "optimize.report.json", "optimize.report.md", "pareto.png"

@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from evolution.gate import evaluations_to_gate
-from evolution.trial import Trial, pareto_front
+from mragent.evolution.gate import evaluations_to_gate
+from mragent.evolution.trial import Trial, pareto_front
 
 REFERENCE_COST = 2.0
 """Cost (as a multiple of the baseline's work) beyond which a point adds no volume."""
