@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from mragent.cli.common import cli_errors, out
+from mragent.core.paths import default_home
 from mragent.core.store import embedded
 
 app = typer.Typer(help="Start, stop and inspect the embedded FalkorDB.", no_args_is_help=True)
@@ -34,6 +35,6 @@ def status() -> None:
     """Show whether the embedded FalkorDB runs; exit 3 if it does not."""
     server = embedded.status()
     if server is None:
-        out.print(f"not running (home {embedded.default_home()})", highlight=False)
+        out.print(f"not running (home {default_home()})", highlight=False)
         raise typer.Exit(code=3)
     out.print(f"running: {server.url} (pid {server.pid}, data {server.data_dir})", highlight=False)

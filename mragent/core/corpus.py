@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from mragent.core.errors import CorpusError
+from mragent.core.paths import shipped
 
 FORMAT = "mragent-corpus/1"
 MAX_TEXT = 20_000
@@ -250,9 +251,4 @@ def load_corpus(path: str | Path) -> Corpus:
 
 def reference_corpus_path() -> Path:
     """The reference corpus shipped with mragent."""
-    from importlib import resources
-
-    packaged = Path(str(resources.files("mragent"))) / "_corpus" / "reference.json"
-    if packaged.exists():
-        return packaged
-    return Path(__file__).resolve().parents[2] / "corpus" / "reference.json"
+    return shipped("_corpus/reference.json", "corpus/reference.json")

@@ -19,10 +19,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from pathlib import Path
 
 from mragent.core.errors import ConfigError, QueryError
+from mragent.core.paths import shipped
 
 ENGINES = ("falkordb", "neo4j", "memgraph")
 _PLACEHOLDER = re.compile(r"\{\{(\w+)\}\}")
@@ -123,10 +123,7 @@ def _parse(name: str, engine: str | None, text: str) -> QueryTemplate:
 
 def query_dir() -> Path:
     """Directory holding the ``.cypher`` files (packaged copy, else the repo's)."""
-    packaged = Path(str(resources.files("mragent"))) / "_cypher"
-    if packaged.is_dir():
-        return packaged
-    return Path(__file__).resolve().parents[2] / "cypher"
+    return shipped("_cypher", "cypher")
 
 
 @cache

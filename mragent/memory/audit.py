@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from mragent.core.errors import MragentError
-from mragent.core.store.embedded import default_home
+from mragent.core.paths import default_home
 
 ACTIONS = frozenset(
     {

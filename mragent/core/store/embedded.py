@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mragent.core.errors import BackendUnavailable
+from mragent.core.paths import default_home
 
 START_TIMEOUT_S = 20.0
 
@@ -36,11 +37,6 @@ class EmbeddedServer:
     @property
     def url(self) -> str:
         return f"falkordb://127.0.0.1:{self.port}"
-
-
-def default_home() -> Path:
-    """Where mragent keeps local state: ``$MRAGENT_HOME`` or ``./.mragent``."""
-    return Path(os.environ.get("MRAGENT_HOME") or Path.cwd() / ".mragent").resolve()
 
 
 def _dirs(home: Path) -> tuple[Path, Path]:
