@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -23,19 +22,9 @@ from mragent.core.corpus import Corpus
 from mragent.core.genome import PRESETS, Genome
 from mragent.core.store.base import GraphStore
 from mragent.memory.audit import AuditLog
-from mragent.memory.ingest import GRAPH_LAYOUT, ingest, namespace_stats
+from mragent.memory.ingest import ingest, namespace_stats
 from mragent.memory.principal import BENCH
 from mragent.memory.reader import Memory
-
-
-def corpus_namespace(corpus_path: Path) -> str:
-    """A namespace name derived from a corpus file's content (stable across runs)."""
-    hasher = hashlib.sha256(corpus_path.read_bytes())
-    # A new graph layout (weights, ranks) must not reuse a namespace built by an older one.
-    hasher.update(GRAPH_LAYOUT.encode())
-    digest = hasher.hexdigest()[:10]
-    stem = "".join(ch if ch.isalnum() else "-" for ch in corpus_path.stem)[:40].strip("-")
-    return f"bench-{stem or 'corpus'}-{digest}"
 
 
 def ensure_ingested(store: GraphStore, corpus: Corpus, ns: str) -> bool:

@@ -38,6 +38,7 @@ from mragent.core.corpus import (
     _Reader,
     load_corpus,
     load_json,
+    reference_corpus_path,
 )
 from mragent.core.errors import CorpusError
 from mragent.memory.ingest import GRAPH_LAYOUT
@@ -254,6 +255,16 @@ def load_dataset(dataset: str, path: str | Path, pool: str | Path | None = None)
     return Corpus(passages.contents(), questions, [], name=f"{dataset}-{path.stem}")
 
 
+def corpus_namespace(corpus_path: Path) -> str:
+    """A namespace name derived from a corpus file's content (stable across runs)."""
+    hasher = hashlib.sha256(corpus_path.read_bytes())
+    # A new graph layout (weights, ranks) must not reuse a namespace built by an older one.
+    hasher.update(GRAPH_LAYOUT.encode())
+    digest = hasher.hexdigest()[:10]
+    stem = "".join(ch if ch.isalnum() else "-" for ch in corpus_path.stem)[:40].strip("-")
+    return f"bench-{stem or 'corpus'}-{digest}"
+
+
 def dataset_namespace(dataset: str, path: Path, pool: Path | None = None) -> str:
     """A namespace derived from the files' content (stable across runs)."""
     digest = hashlib.sha256(dataset.encode())
@@ -285,9 +296,6 @@ def load_questions_corpus(
     Raises:
         CorpusError: on malformed input or a missing ``path``.
     """
-    from mragent.apps.bench import corpus_namespace
-    from mragent.core.corpus import reference_corpus_path
-
     if dataset in (None, "mragent"):
         chosen = path or corpus or reference_corpus_path()
         return load_corpus(chosen), corpus_namespace(chosen), chosen

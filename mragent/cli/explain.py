@@ -7,7 +7,8 @@ from typing import Annotated
 
 import typer
 
-from mragent.apps.bench import corpus_namespace, ensure_ingested
+from mragent.apps.bench import ensure_ingested
+from mragent.apps.datasets import corpus_namespace
 from mragent.apps.explain import browser_cypher, build_trace, render_trace
 from mragent.apps.html_view import write_html
 from mragent.apps.trace_store import TRACE_CAP, persist_trace
