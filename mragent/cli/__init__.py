@@ -1,4 +1,4 @@
-"""The ``mragent`` command line (Typer)."""
+"""The ``mragent`` command line (Typer): the top layer, thin over every layer below."""
 
 from mragent.cli.app import app, main
 

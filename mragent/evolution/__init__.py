@@ -10,7 +10,9 @@ latency re-timing), :mod:`~mragent.evolution.checkpoint`, :mod:`~mragent.evoluti
 :mod:`~mragent.evolution.proposer` (optional external proposer) and
 :mod:`~mragent.evolution.run` (one ``mragent evolve`` run end to end).
 
-Importing this package has no side effects.
+May import :mod:`mragent.core`, :mod:`mragent.memory` and :mod:`mragent.apps`,
+never :mod:`mragent.cli`; nothing below it imports it. Importing this package
+has no side effects.
 """
 
 from mragent.evolution.gate import GateResult, LatencyCheck, judge
