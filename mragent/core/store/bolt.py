@@ -154,14 +154,5 @@ class BoltStore(GraphStore):
             if "already exists" not in str(exc).lower():
                 raise
 
-    def drop_all(self) -> None:
-        """Delete every node (every namespace). Used by tests and benchmarks."""
-        with self._session() as session:
-            session.run(
-                "MATCH (n) CALL { WITH n DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS"
-                if self._engine == "neo4j"
-                else "MATCH (n) DETACH DELETE n"
-            ).consume()
-
     def close(self) -> None:
         self._driver.close()
