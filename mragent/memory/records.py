@@ -8,8 +8,6 @@ another to the next.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from datetime import UTC, datetime
 from typing import Any, Literal
 
@@ -84,11 +82,6 @@ class MemoryRecord(BaseModel):
     def to_json(self) -> dict[str, Any]:
         """The serialized form (export files)."""
         return self.model_dump(mode="json")
-
-    def digest(self) -> str:
-        """sha256 of the canonical serialized form."""
-        canonical = json.dumps(self.to_json(), sort_keys=True, separators=(",", ":"))
-        return hashlib.sha256(canonical.encode()).hexdigest()
 
 
 def iso(ts: float | None) -> str | None:
