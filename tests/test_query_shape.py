@@ -17,7 +17,7 @@ class RecordingStore(GraphStore):
     """Records (name, text, params) and answers with no rows: not a database."""
 
     def __init__(self, engine: str = "falkordb") -> None:
-        self.capabilities = Capabilities(engine, "distance", False)
+        self.capabilities = Capabilities(engine, "distance")
         self.url = "recording://"
         self.calls: list[tuple[str, str, dict[str, Any]]] = []
 

@@ -27,16 +27,11 @@ class Capabilities:
         vector_score: how the native vector index reports closeness:
             ``cosine`` (the similarity itself), ``cosine01`` (``(1 + cos) / 2``,
             Neo4j) or ``distance`` (``1 - cos``, FalkorDB).
-        multi_statement_transactions: whether :meth:`GraphStore.transaction`
-            spans several statements atomically. Where it does not, every
-            write the product makes is a single statement, which is atomic on
-            every engine.
         version: the server's reported version string.
     """
 
     engine: str
     vector_score: str
-    multi_statement_transactions: bool
     version: str = ""
 
     def similarity(self, raw: float) -> float:
@@ -92,7 +87,11 @@ class GraphStore(abc.ABC):
 
     @contextmanager
     def transaction(self) -> Iterator[Transaction]:
-        """Open a transaction; committed on normal exit, rolled back on error."""
+        """Open a transaction; committed on normal exit, rolled back on error.
+
+        On FalkorDB each statement is atomic on its own, not the block; so every
+        write the product must keep whole is a single statement.
+        """
         with self._transaction() as tx:
             yield tx
 

@@ -79,7 +79,6 @@ class BoltStore(GraphStore):
         self.capabilities = Capabilities(
             engine=self._engine,
             vector_score="cosine01" if self._engine == "neo4j" else "cosine",
-            multi_statement_transactions=True,
             version=version,
         )
 

@@ -19,7 +19,7 @@ class _StatementTransaction(Transaction):
     """FalkorDB has no multi-statement transactions: each statement is atomic.
 
     The product therefore writes every batch as one statement; this object only
-    keeps the interface uniform (see ``Capabilities.multi_statement_transactions``).
+    keeps the interface uniform (see :meth:`GraphStore.transaction`).
     """
 
     def __init__(self, store: FalkorStore) -> None:
@@ -67,7 +67,6 @@ class FalkorStore(GraphStore):
         self.capabilities = Capabilities(
             engine="falkordb",
             vector_score="distance",
-            multi_statement_transactions=False,
             version=version,
         )
 
