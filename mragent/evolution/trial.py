@@ -17,9 +17,6 @@ from mragent.apps.evaluate import QuestionResult, ScoreBase, score, summarise
 from mragent.core.genome import Genome, make_genome
 from mragent.evolution.objectives import ACCURACY, RECALL_K, Objectives, objectives_named
 
-OBJECTIVES: tuple[str, ...] = ACCURACY.names
-"""Objective names of the accuracy set, in the order of :attr:`Trial.values`."""
-
 WEIGHTS: tuple[float, ...] = ACCURACY.weights
 """DEAP fitness weights of the accuracy set: accuracy maximised, the rest minimised."""
 
