@@ -3,7 +3,7 @@
 // returns: embedder, migrating_to, cursor
 // scope: namespace-wide: re-embedding covers every scope of the namespace
 // migrating_to is set while `reembed` rewrites the namespace's cue vectors; readers
-// and writers refuse the namespace until it is cleared (mragent.reembed.check_not_migrating).
+// and writers refuse the namespace until it is cleared (mragent.memory.space.check_space).
 MATCH (s:MemorySpace)
 WHERE s.ns = $ns
 RETURN s.embedder AS embedder, s.migrating_to AS migrating_to, s.migration_cursor AS cursor

@@ -22,7 +22,6 @@ from typer.testing import CliRunner
 
 from mragent.apps.reembed import (
     MigrationState,
-    check_not_migrating,
     migration_state,
     reembed,
 )
@@ -44,6 +43,7 @@ from mragent.core.view import ReadView
 from mragent.memory.audit import AuditLog
 from mragent.memory.principal import Principal
 from mragent.memory.reader import Memory
+from mragent.memory.space import check_space
 from tests.conftest import ENGINES, unavailable
 from tests.fixtures import CHAIN, ingest
 
@@ -97,6 +97,12 @@ def fill(store: GraphStore, ns: str) -> int:
     ingest(store, parse_corpus(CHAIN), ns, scope=SCOPES[0])
     ingest(store, parse_corpus(TEAM_B), ns, scope=SCOPES[1])
     return sum(len(cues(store, ns, scope)) for scope in SCOPES)
+
+
+def fence(store: GraphStore, ns: str, embedder: Embedder) -> None:
+    """The check every reader and writer runs on opening a namespace."""
+    rows = store.run("get_space", {"ns": ns})
+    check_space(ns, rows[0] if rows else None, embedder.identity)
 
 
 def cues(store: GraphStore, ns: str, scope: str) -> list[dict]:
@@ -182,7 +188,7 @@ def test_reembed_moves_every_scope_and_restamps(
     assert report.batches == len(seen) == math.ceil(total / 4)
     assert seen[-1] == (total, total)
     assert migration_state(store, ns) == MigrationState(new.identity.as_text(), None, "")
-    check_not_migrating(store, ns)
+    fence(store, ns, new)
     assert_space(store, ns, new)
     assert_native_search(store, ns, new)
     # The old embedder is now the stranger: writes and reads with it are refused.
@@ -204,7 +210,7 @@ def test_an_interrupted_migration_is_fenced_then_resumed(store: GraphStore, ns: 
     assert (state.embedder, state.migrating_to) == (DEFAULT_TEXT, new.identity.as_text())
     assert state.cursor  # the first batch committed with its cursor
     with pytest.raises(MigrationInProgress) as err:
-        check_not_migrating(store, ns)
+        fence(store, ns, new)
     assert DEFAULT_TEXT in str(err.value) and new.identity.as_text() in str(err.value)
     assert isinstance(err.value, EmbeddingMismatch)  # refused wherever a mixed space is
 
@@ -212,7 +218,7 @@ def test_an_interrupted_migration_is_fenced_then_resumed(store: GraphStore, ns: 
     assert report.resumed and report.restarted_from is None
     assert report.cues == total - 3 and report.total == total
     assert migration_state(store, ns) == MigrationState(new.identity.as_text(), None, "")
-    check_not_migrating(store, ns)
+    fence(store, ns, new)
     assert_space(store, ns, new)
     assert_native_search(store, ns, new)
 
@@ -327,7 +333,7 @@ def test_a_dimension_change_rebuilds_the_vector_index(lone_store: GraphStore) ->
         with pytest.raises(Stop):
             reembed(store, ns, new, **as_admin(), progress=stop_after_first_batch, batch_size=4)
         with pytest.raises(MigrationInProgress):
-            check_not_migrating(store, ns)
+            fence(store, ns, new)
 
         report = reembed(store, ns, new, **as_admin(), batch_size=4)
         assert report.resumed and report.index_rebuilt

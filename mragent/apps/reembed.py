@@ -9,8 +9,10 @@ The migration survives a crash at any point:
 
 1. The namespace's ``MemorySpace`` is marked ``migrating_to = <target identity>``
    before the first vector is rewritten (``reembed_begin``). From then on the
-   namespace is neither readable nor writable through callers that honour
-   :func:`check_not_migrating`: its cues are in two spaces at once.
+   namespace is neither readable nor writable: every reader and writer opens it
+   through :func:`mragent.memory.space.check_space`, which refuses a namespace
+   whose settings (``get_space``) name a ``migrating_to``, since its cues are in
+   two spaces at once.
 2. Cues are read page by page, ordered by id (``reembed_page``), embedded, and
    written back in batches (``reembed_write``). Each batch stores its vectors,
    marks every rewritten cue with the target identity (``Cue.embedder``) and
@@ -42,7 +44,7 @@ import numpy as np
 
 from mragent.core.corpus import validate_namespace
 from mragent.core.embedding import Embedder, EmbedderIdentity
-from mragent.core.errors import EmbeddingMismatch, MigrationInProgress, MragentError, QueryError
+from mragent.core.errors import EmbeddingMismatch, MragentError, QueryError
 from mragent.core.store.base import GraphStore
 from mragent.memory.audit import AuditLog
 from mragent.memory.audited import audited
@@ -115,22 +117,6 @@ def migration_state(store: GraphStore, ns: str) -> MigrationState | None:
         return None
     row = rows[0]
     return MigrationState(row["embedder"], row["migrating_to"], row["cursor"] or "")
-
-
-def check_not_migrating(store: GraphStore, ns: str) -> None:
-    """Refuse to read or write a namespace whose re-embedding is unfinished.
-
-    Call it wherever a namespace is opened for reading or writing (next to
-    :func:`mragent.core.embedding.check_identity`): while a migration is unfinished,
-    the namespace's cues are in two embedding spaces and its vector index may
-    be missing.
-
-    Raises:
-        MigrationInProgress: naming the namespace and both identities.
-    """
-    state = migration_state(store, ns)
-    if state is not None and state.migrating_to is not None:
-        raise MigrationInProgress(ns, state.embedder, state.migrating_to)
 
 
 def reembed(
@@ -248,7 +234,7 @@ def migrate(
             if sweeps > MAX_SWEEPS:
                 raise MragentError(
                     f"cues keep being written to namespace {ns!r} while it is re-embedded; "
-                    "stop its writers (they must call check_not_migrating) and re-run"
+                    "stop the writers that bypass the migration fence and re-run"
                 )
             after = ""
             continue
