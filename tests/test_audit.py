@@ -16,13 +16,12 @@ from mragent.core.errors import MragentError
 from mragent.core.queries import get_query
 from mragent.core.store.base import GraphStore
 from mragent.memory import audit
-from mragent.memory.audit import (
+from mragent.memory.audit import AuditLog, default_audit_path
+from mragent.memory.audit_records import (
     FIELDS,
     GENESIS,
     AuditError,
-    AuditLog,
     canonical_json,
-    default_audit_path,
     read_records,
     record_hash,
     verify,

@@ -21,7 +21,8 @@ import pytest
 
 from mragent.core.store import open_store
 from mragent.core.view import ReadView
-from mragent.memory.audit import AuditLog, read_records, verify
+from mragent.memory.audit import AuditLog
+from mragent.memory.audit_records import read_records, verify
 from mragent.memory.principal import Principal
 from mragent.memory.writer import Memories
 

@@ -11,7 +11,8 @@ from mragent.core.corpus import parse_corpus
 from mragent.core.errors import LegacyNamespace
 from mragent.core.genome import Genome
 from mragent.core.store.base import GraphStore
-from mragent.memory.audit import AuditLog, read_records
+from mragent.memory.audit import AuditLog
+from mragent.memory.audit_records import read_records
 from mragent.memory.ingest import namespace_stats, text_hash
 from mragent.memory.principal import Principal
 from mragent.memory.reader import Memory

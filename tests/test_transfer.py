@@ -33,7 +33,8 @@ from mragent.core.genome import load_genome
 from mragent.core.store import open_store
 from mragent.core.store.base import GraphStore
 from mragent.core.view import ReadView
-from mragent.memory.audit import AuditLog, read_records
+from mragent.memory.audit import AuditLog
+from mragent.memory.audit_records import read_records
 from mragent.memory.ingest import namespace_stats
 from mragent.memory.principal import Principal
 from mragent.memory.reader import Memory

@@ -9,7 +9,7 @@ import typer
 from mragent.cli.common import AuditLogOption, DbOption, JsonOption, cli_errors, console, out, say
 from mragent.cli.memory import audit_log
 from mragent.core.store import open_store
-from mragent.memory.audit import read_records
+from mragent.memory.audit_records import read_records
 
 audit_app = typer.Typer(help="Check and read the hash-chained audit log.", no_args_is_help=True)
 

@@ -7,7 +7,8 @@ from contextlib import contextmanager
 from typing import Any
 
 from mragent.core.store.base import GraphStore
-from mragent.memory.audit import AuditError, AuditLog
+from mragent.memory.audit import AuditLog
+from mragent.memory.audit_records import AuditError
 from mragent.memory.principal import Principal
 
 
