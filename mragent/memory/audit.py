@@ -250,24 +250,28 @@ class AuditLog:
                 yield record
             except BaseException as exc:
                 # BaseException too: an interrupt mid-write is still a failed write.
-                abort = {
-                    **fields,
-                    "action": "abort",
-                    "target": str(record.seq),
-                    "before": None,
-                    "after": None,
-                    "detail": {"error": type(exc).__name__, "action": action},
-                }
-                try:
-                    self._append_locked(abort)
-                except Exception as audit_exc:
-                    # Keep the caller's error; say why the abort is missing
-                    # (add_note is Python 3.11+; on 3.10 the error alone propagates).
-                    if hasattr(exc, "add_note"):
-                        exc.add_note(
-                            f"audit: abort record for seq {record.seq} not written: {audit_exc}"
-                        )
+                self._abort_locked(fields, record, exc)
                 raise
+
+    def _abort_locked(
+        self, fields: dict[str, Any], record: AuditRecord, exc: BaseException
+    ) -> None:
+        """Append the ``abort`` record of ``record``, whose write failed with ``exc``."""
+        abort = {
+            **fields,
+            "action": "abort",
+            "target": str(record.seq),
+            "before": None,
+            "after": None,
+            "detail": {"error": type(exc).__name__, "action": fields["action"]},
+        }
+        try:
+            self._append_locked(abort)
+        except Exception as audit_exc:
+            # Keep the caller's error; say why the abort is missing
+            # (add_note is Python 3.11+; on 3.10 the error alone propagates).
+            if hasattr(exc, "add_note"):
+                exc.add_note(f"audit: abort record for seq {record.seq} not written: {audit_exc}")
 
     def _check(self, fields: dict[str, Any]) -> None:
         if fields["action"] not in ACTIONS or fields["action"] == "abort":

@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -243,7 +243,6 @@ def verify(path: Path | str, anchors: Mapping[str, tuple[int, str]] | None = Non
     path = Path(path)
     report = AuditReport()
     anchors = dict(anchors or {})
-    by_seq: dict[int, AuditRecord] = {}
     try:
         handle = path.open("rb")
     except FileNotFoundError:
@@ -252,34 +251,45 @@ def verify(path: Path | str, anchors: Mapping[str, tuple[int, str]] | None = Non
                 f"{path}: log missing, but {len(anchors)} namespace(s) have an audit anchor"
             )
         return report
-    prev_hash: str | None = GENESIS  # None: the line before was unreadable
-    prev_seq = 0
     with handle:
-        for number, raw in enumerate(handle, start=1):
-            report.records = number
-            record, reason = parse_line(raw)
-            if reason is not None:
-                report.problems.append(f"line {number}: {reason}")
-            if record is None:
-                prev_hash = None
-                continue
-            if record.seq != prev_seq + 1:
-                if record.seq > prev_seq + 1:
-                    what = f"seq jumps from {prev_seq} to {record.seq}: record(s) deleted"
-                else:
-                    what = f"seq {record.seq} after {prev_seq}: reordered or duplicated"
-                report.problems.append(f"line {number}: {what}")
-            if prev_hash is not None and record.prev != prev_hash:
-                report.problems.append(
-                    f"line {number}: seq {record.seq}: prev does not match the record before "
-                    "(deleted, inserted or reordered)"
-                )
-            prev_hash, prev_seq = record.hash, record.seq
-            by_seq[record.seq] = record
-            report.head = (record.seq, record.hash)
-            report.last_by_ns[record.ns] = (record.seq, record.hash)
+        by_seq = _check_chain(handle, report)
     _check_anchors(report, by_seq, anchors)
     return report
+
+
+def _check_chain(lines: Iterable[bytes], report: AuditReport) -> dict[int, AuditRecord]:
+    """Parse each line and check its ``seq`` and ``prev`` link into ``report``.
+
+    Returns:
+        The parsable records by seq.
+    """
+    by_seq: dict[int, AuditRecord] = {}
+    prev_hash: str | None = GENESIS  # None: the line before was unreadable
+    prev_seq = 0
+    for number, raw in enumerate(lines, start=1):
+        report.records = number
+        record, reason = parse_line(raw)
+        if reason is not None:
+            report.problems.append(f"line {number}: {reason}")
+        if record is None:
+            prev_hash = None
+            continue
+        if record.seq != prev_seq + 1:
+            if record.seq > prev_seq + 1:
+                what = f"seq jumps from {prev_seq} to {record.seq}: record(s) deleted"
+            else:
+                what = f"seq {record.seq} after {prev_seq}: reordered or duplicated"
+            report.problems.append(f"line {number}: {what}")
+        if prev_hash is not None and record.prev != prev_hash:
+            report.problems.append(
+                f"line {number}: seq {record.seq}: prev does not match the record before "
+                "(deleted, inserted or reordered)"
+            )
+        prev_hash, prev_seq = record.hash, record.seq
+        by_seq[record.seq] = record
+        report.head = (record.seq, record.hash)
+        report.last_by_ns[record.ns] = (record.seq, record.hash)
+    return by_seq
 
 
 def _check_anchors(
