@@ -18,13 +18,9 @@ import pytest
 from typer.testing import CliRunner
 
 from mragent.apps import transfer
-from mragent.apps.transfer import (
-    FORMAT,
-    TransferFileError,
-    export_memories,
-    import_memories,
-    read_memories_file,
-)
+from mragent.apps.transfer import export_memories
+from mragent.apps.transfer_file import FORMAT, TransferFileError, read_memories_file
+from mragent.apps.transfer_import import import_memories
 from mragent.cli import app
 from mragent.core.corpus import load_corpus
 from mragent.core.embedding import HashingEmbedder

@@ -13,7 +13,8 @@ from typing import Annotated
 
 import typer
 
-from mragent.apps.transfer import export_memories, import_memories
+from mragent.apps.transfer import export_memories
+from mragent.apps.transfer_import import import_memories
 from mragent.cli.common import (
     AuditLogOption,
     DbOption,
