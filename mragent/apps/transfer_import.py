@@ -134,6 +134,43 @@ def import_memories(
         WriteRefused: an agent principal, or a key the namespace holds under
             another id.
     """
+    _check_request(ns, mode, confirm_replace, principal)
+    data = read_memories_file(path)
+    embedder, stamp = _target_embedder(store, ns, data, embedder)
+    plan = _plan(store, ns, data, mode, embedder, extractor or RuleExtractor(), principal)
+    if not plan.to_write and (mode == "merge" or stamp is None):
+        # Nothing to write and (replace) nothing to delete: no write, no audit record.
+        return ImportReport(data.path, ns, mode, len(data.records), 0, plan.skipped, 0, 0, 0)
+    if plan.to_write:
+        assert embedder is not None  # records imply an embedder identity (validated)
+        prepare_write(store, ns, embedder)
+    return _apply(store, ns, data, mode, plan, principal, audit)
+
+
+def _target_embedder(
+    store: GraphStore, ns: str, data: MemoriesFile, given: Embedder | None
+) -> tuple[Embedder | None, str | None]:
+    """The embedder the file's records are written with, and the namespace's stamp.
+
+    Raises:
+        EmbeddingMismatch: when the file's embedder is not ``given`` or the stamp.
+    """
+    name = str(data.path)
+    space = store.run("get_space", {"ns": ns})
+    stamp = space[0]["embedder"] if space else None
+    embedder = given
+    if data.embedder is not None:
+        embedder = _embedder_for(name, data.embedder, given)
+        try:
+            check_identity(ns, stamp, embedder.identity)
+        except EmbeddingMismatch as exc:
+            raise EmbeddingMismatch(f"{name}: {exc}") from None
+    # else: the export of a namespace never written; it holds no memories (validated).
+    return embedder, stamp
+
+
+def _check_request(ns: str, mode: str, confirm_replace: bool, principal: Principal) -> None:
+    """Refuse a bad namespace or mode, an unconfirmed replace and an agent principal."""
     validate_namespace(ns)
     if mode not in ("merge", "replace"):
         raise ConfigError(f"--mode {mode!r}: expected merge or replace")
@@ -147,24 +184,18 @@ def import_memories(
             f"import writes the trust states the file records; it needs a human or system "
             f"principal, not {principal}"
         )
-    data = read_memories_file(path)
-    name = str(data.path)
-    space = store.run("get_space", {"ns": ns})
-    stamp = space[0]["embedder"] if space else None
-    if data.embedder is not None:
-        embedder = _embedder_for(name, data.embedder, embedder)
-        try:
-            check_identity(ns, stamp, embedder.identity)
-        except EmbeddingMismatch as exc:
-            raise EmbeddingMismatch(f"{name}: {exc}") from None
-    # else: the export of a namespace never written; it holds no memories (validated).
-    plan = _plan(store, ns, data, mode, embedder, extractor or RuleExtractor(), principal)
-    if not plan.to_write and (mode == "merge" or stamp is None):
-        # Nothing to write and (replace) nothing to delete: no write, no audit record.
-        return ImportReport(data.path, ns, mode, len(data.records), 0, plan.skipped, 0, 0, 0)
-    if plan.to_write:
-        assert embedder is not None  # records imply an embedder identity (validated)
-        prepare_write(store, ns, embedder)
+
+
+def _apply(
+    store: GraphStore,
+    ns: str,
+    data: MemoriesFile,
+    mode: ImportMode,
+    plan: _Plan,
+    principal: Principal,
+    audit: AuditLog,
+) -> ImportReport:
+    """Write the plan under one audit record, then re-rank the namespace's edges."""
     forgotten = sum(record.forgotten for record in plan.to_write)
     edges = sum(len(scope_edges) for scope_edges in plan.edges.values())
     detail = {
