@@ -16,28 +16,22 @@ Rules:
   tags and cues only it gave rise to. Identical text is refused afterwards
   unless re-admitted explicitly. ``purge`` also erases the text, keeping the hash.
 * Review needs a human principal other than the memory's writer; rejecting a
-  memory returns everything that depends on it, transitively, to pending.
+  memory returns everything that depends on it, transitively, to pending
+  (:mod:`mragent.memory.review`).
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Sequence
-from contextlib import AbstractContextManager
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from mragent.core.corpus import MAX_TEXT, Content, Corpus, validate_namespace
-from mragent.core.embedding import Embedder, default_embedder
+from mragent.core.corpus import MAX_TEXT, Content, Corpus
 from mragent.core.errors import ConfigError, WriteRefused
-from mragent.core.extract import Extractor, RuleExtractor
-from mragent.core.store.base import GraphStore
 from mragent.core.view import DEFAULT_SCOPE, validate_scope
-from mragent.memory.audit import AuditLog
-from mragent.memory.audited import audited
 from mragent.memory.ingest import WriteStamp, build_batches, new_id, prepare_write, text_hash
 from mragent.memory.principal import Principal
-from mragent.memory.records import MemoryRecord
+from mragent.memory.review import MemoryReview
 
 MAX_DEPENDENCIES = 64
 
@@ -59,69 +53,14 @@ class WriteResult:
     created: bool = True
 
 
-class Memories:
+class Memories(MemoryReview):
     """The write side of one namespace.
 
-    Args:
-        store: An open graph store.
-        ns: The namespace.
-        audit: The audit log every write is appended to.
-        embedder: Must match the namespace's stamp.
-        extractor: Turns texts into cues and tags.
-        clock: Epoch seconds (a parameter so tests can write at known times).
+    Constructed as :class:`~mragent.memory.versions.MemoryVersions` (store,
+    namespace, audit log; embedder, extractor and clock optional), which also
+    reads stored versions; review and trust come from
+    :class:`~mragent.memory.review.MemoryReview`.
     """
-
-    def __init__(
-        self,
-        store: GraphStore,
-        ns: str,
-        audit: AuditLog,
-        *,
-        embedder: Embedder | None = None,
-        extractor: Extractor | None = None,
-        clock: Callable[[], float] = time.time,
-    ) -> None:
-        validate_namespace(ns)
-        self.store, self.ns, self.audit = store, ns, audit
-        self.embedder = embedder or default_embedder()
-        self.extractor = extractor or RuleExtractor()
-        self.clock = clock
-
-    # -- reading records -------------------------------------------------------------
-
-    def records(self, ids: Sequence[str], scope: str = DEFAULT_SCOPE) -> list[MemoryRecord]:
-        """The stored versions named by ``ids`` in ``scope`` (tombstones included)."""
-        rows = self.store.run(
-            "memory_records", {"ns": self.ns, "scopes": [scope], "ids": list(ids)}
-        )
-        return [MemoryRecord.from_row(row) for row in rows]
-
-    def get(self, memory_id: str, scope: str = DEFAULT_SCOPE) -> MemoryRecord:
-        """One version by id.
-
-        Raises:
-            WriteRefused: when ``scope`` holds no version with that id.
-        """
-        found = self.records([memory_id], scope)
-        if not found:
-            raise WriteRefused(f"no memory {memory_id!r} in namespace {self.ns!r}, scope {scope!r}")
-        return found[0]
-
-    def history(self, memory_id: str, scope: str = DEFAULT_SCOPE) -> list[MemoryRecord]:
-        """Every version of the memory ``memory_id`` belongs to, oldest first."""
-        lineage = self.get(memory_id, scope).lineage
-        rows = self.store.run(
-            "memory_lineage", {"ns": self.ns, "scopes": [scope], "lineage": lineage}
-        )
-        return self.records([row["id"] for row in rows], scope)
-
-    def pending(self, scopes: Sequence[str] = (DEFAULT_SCOPE,), limit: int = 100) -> list[dict]:
-        """The review queue: current pending versions, oldest first."""
-        for scope in scopes:
-            validate_scope(scope)
-        return self.store.run(
-            "memory_pending", {"ns": self.ns, "scopes": list(scopes), "limit": limit}
-        )
 
     # -- writes ----------------------------------------------------------------------
 
@@ -299,65 +238,6 @@ class Memories:
             rows = self.store.run("memory_purge", {**params, "at": self.clock()})
         return [row["id"] for row in rows]
 
-    def accept(
-        self, memory_id: str, *, principal: Principal, scope: str = DEFAULT_SCOPE
-    ) -> MemoryRecord:
-        """A human reviewer accepts a version written by someone else."""
-        record = self._reviewable(memory_id, principal, scope)
-        with self._audited(
-            principal,
-            "accept",
-            record.id,
-            record.hash,
-            record.hash,
-            {"trust": [record.trust, "accepted"]},
-        ):
-            self.store.run("memory_accept", self._review_params(record, principal))
-        return self.get(memory_id, scope)
-
-    def reject(
-        self, memory_id: str, *, principal: Principal, scope: str = DEFAULT_SCOPE
-    ) -> list[str]:
-        """A human reviewer rejects a version; its dependents return to pending.
-
-        Returns:
-            The ids demoted from accepted to pending (transitively).
-        """
-        record = self._reviewable(memory_id, principal, scope)
-        # The demotions happen in the same statement as the rejection, so the
-        # record names the cascade rather than the ids it will reach.
-        with self._audited(
-            principal,
-            "reject",
-            record.id,
-            record.hash,
-            record.hash,
-            {
-                "trust": [record.trust, "rejected"],
-                "cascade": "dependents accepted -> pending",
-            },
-        ):
-            rows = self.store.run("memory_reject", self._review_params(record, principal))
-        return sorted(rows[0]["demoted"]) if rows else []
-
-    def set_trust(self, agent: Principal, *, principal: Principal, trusted: bool) -> list[str]:
-        """Let ``agent``'s new memories start accepted (or stop it).
-
-        Raises:
-            WriteRefused: unless a human grants it, and only to an agent.
-        """
-        if not principal.is_human:
-            raise WriteRefused(f"only a human principal can change trust, not {principal}")
-        if agent.kind != "agent":
-            raise ConfigError(f"trust is granted to agents, not {agent}")
-        space = prepare_write(self.store, self.ns, self.embedder)
-        current = set(space.get("trusted") or [])
-        updated = sorted(current | {str(agent)} if trusted else current - {str(agent)})
-        action_detail = {"agent": str(agent), "trusted": trusted}
-        with self._audited(principal, "trust", str(agent), None, None, action_detail):
-            self.store.run("space_trust", {"ns": self.ns, "trusted": updated})
-        return updated
-
     # -- internals -------------------------------------------------------------------
 
     def _write(
@@ -419,34 +299,6 @@ class Memories:
                 raise WriteRefused(f"dependency {dep!r} was forgotten")
         return list(dict.fromkeys(ids))
 
-    def _reviewable(self, memory_id: str, principal: Principal, scope: str) -> MemoryRecord:
-        if not principal.is_human:
-            raise WriteRefused(f"review needs a human principal, not {principal}")
-        record = self.get(memory_id, scope)
-        if record.principal == str(principal):
-            raise WriteRefused(f"{principal} wrote memory {memory_id!r} and cannot review it")
-        if record.forgotten:
-            raise WriteRefused(f"memory {memory_id!r} was forgotten")
-        return record
-
-    def _review_params(self, record: MemoryRecord, principal: Principal) -> dict[str, Any]:
-        return {
-            "ns": self.ns,
-            "scopes": [record.scope],
-            "id": record.id,
-            "principal": str(principal),
-            "at": self.clock(),
-        }
-
-    def _rank(self, scope: str, tags: list[str], cues: list[str]) -> None:
-        """Re-rank the edges out of the tags and cues a write touched."""
-        params = {"ns": self.ns, "scope": scope}
-        if tags:
-            self.store.run("rank_links_of_tags", {**params, "names": tags})
-            self.store.run("rank_references_of_tags", {**params, "names": tags})
-        if cues:
-            self.store.run("rank_links_of_cues", {**params, "texts": cues})
-
     def _prune_orphans(self, scope: str, tags: list[str]) -> None:
         if not tags:
             return
@@ -455,19 +307,6 @@ class Memories:
         cues = sorted({c for row in rows for c in row["cues"]})
         if cues:
             self.store.run("memory_prune_cues", {**params, "cues": cues})
-
-    def _audited(
-        self,
-        principal: Principal,
-        action: str,
-        target: str,
-        before: str | None,
-        after: str | None,
-        detail: dict[str, Any] | None,
-    ) -> AbstractContextManager[None]:
-        return audited(
-            self.store, self.audit, self.ns, principal, action, target, before, after, detail
-        )
 
 
 def _check_text(text: str) -> None:
