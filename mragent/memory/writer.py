@@ -100,30 +100,13 @@ class Memories(MemoryReview):
         """
         validate_scope(scope)
         _check_text(text)
-        digest = text_hash(text)
-        existing = self.store.run(
-            "memory_find_hash", {"ns": self.ns, "scopes": [scope], "hash": digest}
-        )
-        tombstones = [row for row in existing if row["forgotten_at"] is not None]
-        if tombstones and not readmit:
-            raise WriteRefused(
-                f"identical text was forgotten (memory {tombstones[-1]['lineage']}); "
-                "re-admit it explicitly (--readmit) to remember it again"
-            )
-        for row in existing:
-            if row["forgotten_at"] is None and row["superseded_at"] is None:
-                return WriteResult(row["id"], row["lineage"], row["trust"], created=False)
+        same, readmitted = self._identical(text, scope, readmit)
+        if same is not None:
+            return same
         deps = self._live_dependencies(depends_on, scope)
         memory_id = new_id()
         now = self.clock()
-        content = Content(
-            key=memory_id,
-            text=text,
-            title=title,
-            tags=tuple(tags) if tags is not None else None,
-            cues=tuple(cues) if cues is not None else None,
-            source=source,
-        )
+        content = _content(memory_id, text, title, source, tags, cues)
         return self._write(
             content,
             principal=principal,
@@ -135,7 +118,7 @@ class Memories(MemoryReview):
             depends=deps,
             action="remember",
             before=None,
-            detail={"readmit": True} if tombstones else None,
+            detail={"readmit": True} if readmitted else None,
         )
 
     def correct(
@@ -164,14 +147,7 @@ class Memories(MemoryReview):
         _check_text(text)
         now = self.clock()
         new = new_id()
-        content = Content(
-            key=new,
-            text=text,
-            title=old.title,
-            tags=tuple(old.given_tags) if old.given_tags is not None else None,
-            cues=tuple(old.given_cues) if old.given_cues is not None else None,
-            source=old.source,
-        )
+        content = _content(new, text, old.title, old.source, old.given_tags, old.given_cues)
         return self._write(
             content,
             principal=principal,
@@ -287,6 +263,27 @@ class Memories(MemoryReview):
             self._rank(scope, [tag["name"] for tag in batch.tags], [c["text"] for c in batch.cues])
         return WriteResult(content.key, lineage, trust)
 
+    def _identical(self, text: str, scope: str, readmit: bool) -> tuple[WriteResult | None, bool]:
+        """The current version already holding ``text``, if any, and whether one was forgotten.
+
+        Raises:
+            WriteRefused: when identical text was forgotten and ``readmit`` is not set.
+        """
+        existing = self.store.run(
+            "memory_find_hash", {"ns": self.ns, "scopes": [scope], "hash": text_hash(text)}
+        )
+        tombstones = [row for row in existing if row["forgotten_at"] is not None]
+        if tombstones and not readmit:
+            raise WriteRefused(
+                f"identical text was forgotten (memory {tombstones[-1]['lineage']}); "
+                "re-admit it explicitly (--readmit) to remember it again"
+            )
+        for row in existing:
+            if row["forgotten_at"] is None and row["superseded_at"] is None:
+                same = WriteResult(row["id"], row["lineage"], row["trust"], created=False)
+                return same, bool(tombstones)
+        return None, bool(tombstones)
+
     def _live_dependencies(self, ids: Sequence[str], scope: str) -> list[str]:
         if len(ids) > MAX_DEPENDENCIES:
             raise ConfigError(f"at most {MAX_DEPENDENCIES} dependencies, got {len(ids)}")
@@ -307,6 +304,25 @@ class Memories(MemoryReview):
         cues = sorted({c for row in rows for c in row["cues"]})
         if cues:
             self.store.run("memory_prune_cues", {**params, "cues": cues})
+
+
+def _content(
+    key: str,
+    text: str,
+    title: str | None,
+    source: str | None,
+    tags: Sequence[str] | None,
+    cues: Sequence[str] | None,
+) -> Content:
+    """The content a new version is built from (given tags and cues kept as given)."""
+    return Content(
+        key=key,
+        text=text,
+        title=title,
+        tags=tuple(tags) if tags is not None else None,
+        cues=tuple(cues) if cues is not None else None,
+        source=source,
+    )
 
 
 def _check_text(text: str) -> None:
