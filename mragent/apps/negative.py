@@ -53,7 +53,7 @@ from mragent.core.view import DEFAULT_SCOPE, ReadView
 from mragent.memory.audit import AuditLog
 from mragent.memory.principal import Principal
 from mragent.memory.reader import Memory, Reconstruction
-from mragent.memory.writer import Memories
+from mragent.memory.writer import Memories, WriteResult
 
 CATEGORIES = ("forgotten", "rejected", "superseded", "out_of_scope", "pending", "as_of")
 ABSENCE_SURFACES = (
@@ -305,19 +305,41 @@ def run_negative(
 def _evaluate(ev: _Evaluation) -> None:
     """Write the facts, take the controls, apply the changes, probe every view."""
     mem = ev.memories
-    for text in DISTRACTORS:
-        mem.remember(text, principal=WRITER)
-    forgotten = mem.remember(FORGOTTEN.text, principal=WRITER)
-    rejected = mem.remember(REJECTED.text, principal=AGENT)
-    old = mem.remember(OLD_VERSION.text, principal=WRITER)
-    private = mem.remember(OUT_OF_SCOPE.text, principal=WRITER, scope=OTHER_SCOPE)
-    pending = mem.remember(PENDING.text, principal=AGENT)
-    if (rejected.trust, pending.trust) != ("pending", "pending"):
-        raise MragentError("negative evaluation: an agent's memory did not start pending")
+    written = _write_facts(mem)
     # Every fact is recorded by now; the changes below come later on the clock.
     before = mem.clock()
+    _controls_before_changes(ev)
+    mem.forget(written["forgotten"].id, principal=WRITER, reason="negative evaluation")
+    mem.reject(written["rejected"].id, principal=REVIEWER)
+    written["correction"] = mem.correct(written["old"].id, NEW_VERSION.text, principal=WRITER)
+    views = {
+        "default": ev.reader(ReadView()),
+        "include_pending": ev.reader(ReadView(include_pending=True)),
+        "as_of": ev.reader(ReadView(as_of=before)),
+        "as_of+include_pending": ev.reader(ReadView(include_pending=True, as_of=before)),
+    }
+    _absence_checks(ev, views, {name: frozenset({w.id}) for name, w in written.items()})
+    _controls_after_changes(ev, views)
 
-    # Controls before the changes: the questions do reach the facts.
+
+def _write_facts(mem: Memories) -> dict[str, WriteResult]:
+    """Remember the distractors and the facts; what was written, by role."""
+    for text in DISTRACTORS:
+        mem.remember(text, principal=WRITER)
+    written = {
+        "forgotten": mem.remember(FORGOTTEN.text, principal=WRITER),
+        "rejected": mem.remember(REJECTED.text, principal=AGENT),
+        "old": mem.remember(OLD_VERSION.text, principal=WRITER),
+        "private": mem.remember(OUT_OF_SCOPE.text, principal=WRITER, scope=OTHER_SCOPE),
+        "pending": mem.remember(PENDING.text, principal=AGENT),
+    }
+    if (written["rejected"].trust, written["pending"].trust) != ("pending", "pending"):
+        raise MragentError("negative evaluation: an agent's memory did not start pending")
+    return written
+
+
+def _controls_before_changes(ev: _Evaluation) -> None:
+    """The questions do reach the facts before they are forgotten, rejected or corrected."""
     ev.check({"default": ev.reader(ReadView())}, "forgotten", FORGOTTEN, "present")
     ev.check({"default": ev.reader(ReadView())}, "superseded", OLD_VERSION, "present")
     ev.check(
@@ -327,59 +349,40 @@ def _evaluate(ev: _Evaluation) -> None:
         "present",
     )
 
-    mem.forget(forgotten.id, principal=WRITER, reason="negative evaluation")
-    mem.reject(rejected.id, principal=REVIEWER)
-    new = mem.correct(old.id, NEW_VERSION.text, principal=WRITER)
 
-    default = ev.reader(ReadView())
-    with_pending = ev.reader(ReadView(include_pending=True))
-    as_of = ev.reader(ReadView(as_of=before))
-    as_of_pending = ev.reader(ReadView(include_pending=True, as_of=before))
-    every_view = {
-        "default": default,
-        "include_pending": with_pending,
-        "as_of": as_of,
-        "as_of+include_pending": as_of_pending,
-    }
-    ev.check(every_view, "forgotten", FORGOTTEN, "absent", frozenset({forgotten.id}))
+def _absence_checks(
+    ev: _Evaluation, views: dict[str, _Reader], ids: dict[str, frozenset[str]]
+) -> None:
+    """Each fact is absent from every view that must not see it (``ids``: by role)."""
+
+    def pick(*names: str) -> dict[str, _Reader]:
+        return {name: views[name] for name in names}
+
+    ev.check(views, "forgotten", FORGOTTEN, "absent", ids["forgotten"])
     # Before its rejection the agent's memory was pending: a read at that record time
     # with pending memories sees it (a control below), every other view must not.
-    ev.check(
-        {"default": default, "include_pending": with_pending, "as_of": as_of},
-        "rejected",
-        REJECTED,
-        "absent",
-        frozenset({rejected.id}),
-    )
-    ev.check(
-        {"default": default, "include_pending": with_pending},
-        "superseded",
-        OLD_VERSION,
-        "absent",
-        frozenset({old.id}),
-    )
-    ev.check(every_view, "out_of_scope", OUT_OF_SCOPE, "absent", frozenset({private.id}))
-    ev.check(
-        {"default": default, "as_of": as_of}, "pending", PENDING, "absent", frozenset({pending.id})
-    )
-    ev.check(
-        {"as_of": as_of, "as_of+include_pending": as_of_pending},
-        "as_of",
-        NEW_VERSION,
-        "absent",
-        frozenset({new.id}),
-    )
+    readers = pick("default", "include_pending", "as_of")
+    ev.check(readers, "rejected", REJECTED, "absent", ids["rejected"])
+    readers = pick("default", "include_pending")
+    ev.check(readers, "superseded", OLD_VERSION, "absent", ids["old"])
+    ev.check(views, "out_of_scope", OUT_OF_SCOPE, "absent", ids["private"])
+    ev.check(pick("default", "as_of"), "pending", PENDING, "absent", ids["pending"])
+    readers = pick("as_of", "as_of+include_pending")
+    ev.check(readers, "as_of", NEW_VERSION, "absent", ids["correction"])
 
-    # Controls after the changes: the live counterpart of each is found.
-    ev.check({"default": default}, "superseded", NEW_VERSION, "present")
-    ev.check({"as_of": as_of}, "as_of", OLD_VERSION, "present")
+
+def _controls_after_changes(ev: _Evaluation, views: dict[str, _Reader]) -> None:
+    """The live counterpart of each change is found where it should be."""
+    ev.check({"default": views["default"]}, "superseded", NEW_VERSION, "present")
+    ev.check({"as_of": views["as_of"]}, "as_of", OLD_VERSION, "present")
     ev.check(
         {OTHER_SCOPE: ev.reader(ReadView(scopes=(OTHER_SCOPE,)))},
         "out_of_scope",
         OUT_OF_SCOPE,
         "present",
     )
-    ev.check({"include_pending": with_pending}, "pending", PENDING, "present")
-    ev.check({"as_of+include_pending": as_of_pending}, "rejected", REJECTED, "present")
+    ev.check({"include_pending": views["include_pending"]}, "pending", PENDING, "present")
+    readers = {"as_of+include_pending": views["as_of+include_pending"]}
+    ev.check(readers, "rejected", REJECTED, "present")
     both = ReadView(scopes=(DEFAULT_SCOPE, OTHER_SCOPE))
     ev.check({"both scopes": ev.reader(both)}, "out_of_scope", OUT_OF_SCOPE, "present")
