@@ -27,13 +27,13 @@ import math
 import time
 import uuid
 from collections import Counter, defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from mragent.core.corpus import Content, Corpus, validate_namespace
+from mragent.core.corpus import Content, Corpus, Link, validate_namespace
 from mragent.core.embedding import Embedder, default_embedder
-from mragent.core.extract import Extractor, RuleExtractor
+from mragent.core.extract import Extraction, Extractor, RuleExtractor
 from mragent.core.store.base import GraphStore
 from mragent.core.view import DEFAULT_SCOPE, validate_scope
 from mragent.memory.audit import AuditLog
@@ -151,75 +151,107 @@ def build_batches(
     a later one; nodes repeated across batches merge onto the same node.
     """
     extractions = extractor.extract(corpus.contents)
-    n = len(corpus.contents)
-    tag_df: Counter[str] = Counter()
-    kw_df: Counter[str] = Counter()
-    cooc: Counter[tuple[str, str]] = Counter()
-    for ex in extractions:
-        tag_df.update(ex.tags)
-        kw_df.update(ex.keywords)
-        for other in ex.tags[1:]:
-            cooc[(ex.primary, other)] += 1
-    max_idf = math.log(1 + n)
-
-    def idf(df: int) -> float:
-        return math.log(1 + n / df) / max_idf if max_idf else 1.0
-
+    stats = _CorpusStats.of(extractions)
     explicit = defaultdict(list)
     for link in corpus.links:
         explicit[link.src].append(link)
-
     batches = []
-    for start in range(0, n, batch_size):
-        batch = GraphRecords()
-        tags: set[str] = set()
-        cue_links: dict[tuple[str, str], float] = {}
-        tag_links: dict[tuple[str, str], float] = {}
-        for content, ex in zip(
+    for start in range(0, len(corpus.contents), batch_size):
+        pairs = zip(
             corpus.contents[start : start + batch_size],
             extractions[start : start + batch_size],
             strict=True,
-        ):
-            key = content_key(content)
-            batch.contents.append(
-                content_record(
-                    content, content.title or ex.primary, content.source or corpus.name, stamp
-                )
-            )
-            for tag in ex.tags:
-                tags.add(tag)
-                weight = PRIMARY_REF if tag == ex.primary else MENTION_REF
-                batch.refs.append({"tag": tag, "content": key, "weight": weight})
-                cue_links[(tag, tag)] = 1.0
-            for other in ex.tags[1:]:
-                strength = cooc[(ex.primary, other)] / tag_df[ex.primary]
-                forward = round(strength**0.5 * idf(tag_df[other]), 6)
-                backward = round(BACKWARD_DAMPING * idf(tag_df[ex.primary]), 6)
-                tag_links[(ex.primary, other)] = max(tag_links.get((ex.primary, other), 0), forward)
-                tag_links[(other, ex.primary)] = max(
-                    tag_links.get((other, ex.primary), 0), backward
-                )
-            for word in ex.keywords:
-                cue_links[(word, ex.primary)] = round(idf(kw_df[word]), 6)
-            for link in explicit.get(ex.primary, []):
-                tags.update((link.src, link.dst))
-                cue_links[(link.dst, link.dst)] = 1.0
-                tag_links[(link.src, link.dst)] = link.weight
-        cue_texts = sorted({cue for cue, _ in cue_links})
-        vectors = embedder.embed(cue_texts)
-        batch.cues = [
-            {"text": text, "id": new_id(), "embedding": vec.tolist()}
-            for text, vec in zip(cue_texts, vectors, strict=True)
-        ]
-        batch.tags = [{"name": tag, "id": new_id()} for tag in sorted(tags)]
-        batch.cue_links = [
-            {"cue": c, "tag": t, "weight": w} for (c, t), w in sorted(cue_links.items())
-        ]
-        batch.tag_links = [
-            {"src": s, "dst": d, "weight": w} for (s, d), w in sorted(tag_links.items()) if s != d
-        ]
-        batches.append(batch)
+        )
+        batches.append(_batch(pairs, corpus.name, stamp, stats, explicit, embedder))
     return batches
+
+
+@dataclass(frozen=True)
+class _CorpusStats:
+    """The corpus-wide counts link weights come from."""
+
+    n: int
+    tag_df: Counter[str]
+    kw_df: Counter[str]
+    cooc: Counter[tuple[str, str]]
+
+    @classmethod
+    def of(cls, extractions: Sequence[Extraction]) -> _CorpusStats:
+        tag_df: Counter[str] = Counter()
+        kw_df: Counter[str] = Counter()
+        cooc: Counter[tuple[str, str]] = Counter()
+        for ex in extractions:
+            tag_df.update(ex.tags)
+            kw_df.update(ex.keywords)
+            for other in ex.tags[1:]:
+                cooc[(ex.primary, other)] += 1
+        return cls(len(extractions), tag_df, kw_df, cooc)
+
+    def idf(self, df: int) -> float:
+        """Specificity in [0, 1]: 1 for a term in one content of many."""
+        max_idf = math.log(1 + self.n)
+        return math.log(1 + self.n / df) / max_idf if max_idf else 1.0
+
+
+def _batch(
+    pairs: Iterable[tuple[Content, Extraction]],
+    source: str,
+    stamp: WriteStamp,
+    stats: _CorpusStats,
+    explicit: dict[str, list[Link]],
+    embedder: Embedder,
+) -> GraphRecords:
+    """One batch: its contents and every node and weighted edge they give rise to."""
+    batch = GraphRecords()
+    tags: set[str] = set()
+    cue_links: dict[tuple[str, str], float] = {}
+    tag_links: dict[tuple[str, str], float] = {}
+    idf, tag_df = stats.idf, stats.tag_df
+    for content, ex in pairs:
+        key = content_key(content)
+        batch.contents.append(
+            content_record(content, content.title or ex.primary, content.source or source, stamp)
+        )
+        for tag in ex.tags:
+            tags.add(tag)
+            weight = PRIMARY_REF if tag == ex.primary else MENTION_REF
+            batch.refs.append({"tag": tag, "content": key, "weight": weight})
+            cue_links[(tag, tag)] = 1.0
+        for other in ex.tags[1:]:
+            strength = stats.cooc[(ex.primary, other)] / tag_df[ex.primary]
+            forward = round(strength**0.5 * idf(tag_df[other]), 6)
+            backward = round(BACKWARD_DAMPING * idf(tag_df[ex.primary]), 6)
+            tag_links[(ex.primary, other)] = max(tag_links.get((ex.primary, other), 0), forward)
+            tag_links[(other, ex.primary)] = max(tag_links.get((other, ex.primary), 0), backward)
+        for word in ex.keywords:
+            cue_links[(word, ex.primary)] = round(idf(stats.kw_df[word]), 6)
+        for link in explicit.get(ex.primary, []):
+            tags.update((link.src, link.dst))
+            cue_links[(link.dst, link.dst)] = 1.0
+            tag_links[(link.src, link.dst)] = link.weight
+    _add_nodes_and_edges(batch, tags, cue_links, tag_links, embedder)
+    return batch
+
+
+def _add_nodes_and_edges(
+    batch: GraphRecords,
+    tags: set[str],
+    cue_links: dict[tuple[str, str], float],
+    tag_links: dict[tuple[str, str], float],
+    embedder: Embedder,
+) -> None:
+    """Fill in the batch's cues (embedded), tags and links, in a stable order."""
+    cue_texts = sorted({cue for cue, _ in cue_links})
+    vectors = embedder.embed(cue_texts)
+    batch.cues = [
+        {"text": text, "id": new_id(), "embedding": vec.tolist()}
+        for text, vec in zip(cue_texts, vectors, strict=True)
+    ]
+    batch.tags = [{"name": tag, "id": new_id()} for tag in sorted(tags)]
+    batch.cue_links = [{"cue": c, "tag": t, "weight": w} for (c, t), w in sorted(cue_links.items())]
+    batch.tag_links = [
+        {"src": s, "dst": d, "weight": w} for (s, d), w in sorted(tag_links.items()) if s != d
+    ]
 
 
 def ingest(
