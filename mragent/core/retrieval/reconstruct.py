@@ -125,21 +125,22 @@ def traverse(
     if not found:
         return Traversal([], bridges)
     known = (texts or ContentTexts()).get(store, ns, view, [row["content_id"] for row in found])
-    candidates = [
-        Candidate(
-            id=row["content_id"],
-            key=row["key"],
-            title=known[row["content_id"]]["title"] or "",
-            text=known[row["content_id"]]["text"],
-            evidence=float(row["evidence"]),
-            paths=int(row["paths"]),
-            elements=int(row["elements"]),
-            hops=int(row["best_hops"]),
-            # Each trail is [evidence, hops, node ids...]: flat lists parse fastest.
-            trails=tuple(
-                Trail(tuple(trail[2:]), float(trail[0]), int(trail[1])) for trail in row["trails"]
-            ),
-        )
-        for row in found
-    ]
-    return Traversal(candidates, bridges)
+    return Traversal([_candidate(row, known[row["content_id"]]) for row in found], bridges)
+
+
+def _candidate(row: dict[str, Any], content: dict[str, Any]) -> Candidate:
+    """A traversal row and its content's known title and text, as a candidate."""
+    return Candidate(
+        id=row["content_id"],
+        key=row["key"],
+        title=content["title"] or "",
+        text=content["text"],
+        evidence=float(row["evidence"]),
+        paths=int(row["paths"]),
+        elements=int(row["elements"]),
+        hops=int(row["best_hops"]),
+        # Each trail is [evidence, hops, node ids...]: flat lists parse fastest.
+        trails=tuple(
+            Trail(tuple(trail[2:]), float(trail[0]), int(trail[1])) for trail in row["trails"]
+        ),
+    )
