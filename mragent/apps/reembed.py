@@ -39,6 +39,7 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -192,11 +193,57 @@ def migrate(
         raise MragentError(f"namespace {ns!r} holds no memories: nothing to re-embed")
     source_text = state.embedder
     if state.migrating_to is None and source_text == target_text:
-        total = int(store.run("reembed_count", {"ns": ns, "target": target_text})[0]["cues"])
-        return ReembedReport(
-            ns, principal, source_text, target_text, False, 0, total, 0, False, None, False
-        )
+        return _unchanged(store, ns, principal, target_text)
 
+    start = _begin(store, ns, state, source_text, target)
+    run = _rewrite_cues(store, ns, new_embedder, start.cursor, batch_size, progress)
+    _finish(store, ns, new_embedder, start.rebuild)
+    return ReembedReport(
+        ns,
+        principal,
+        source_text,
+        target_text,
+        True,
+        run.written,
+        max(run.total, run.done),
+        run.batches,
+        start.resumed,
+        start.restarted_from,
+        start.rebuild,
+    )
+
+
+def _unchanged(store: GraphStore, ns: str, principal: str, stamp: str) -> ReembedReport:
+    """The report of a run that finds ``ns`` on the target already: nothing written."""
+    total = int(store.run("reembed_count", {"ns": ns, "target": stamp})[0]["cues"])
+    return ReembedReport(ns, principal, stamp, stamp, False, 0, total, 0, False, None, False)
+
+
+@dataclass(frozen=True)
+class _Start:
+    """How a run begins: resuming or (re)starting, from which cue, rebuilding the index or not."""
+
+    resumed: bool
+    restarted_from: str | None
+    rebuild: bool
+    cursor: str
+
+
+def _begin(
+    store: GraphStore,
+    ns: str,
+    state: MigrationState,
+    source_text: str,
+    target: EmbedderIdentity,
+) -> _Start:
+    """Mark the namespace as migrating (unless resuming) and drop an index of another size.
+
+    Raises:
+        EmbeddingMismatch: when the index must be rebuilt but another namespace
+            needs another dimension.
+        MragentError: when the namespace changed meanwhile.
+    """
+    target_text = target.as_text()
     resumed = state.migrating_to == target_text
     restarted_from = state.migrating_to if state.migrating and not resumed else None
     # The index was (or may have been) dropped for any dimension this namespace is
@@ -216,10 +263,39 @@ def migrate(
         # Before the first batch: an index of the old dimension must not meet the new
         # vectors (Memgraph refuses them; the others would silently skip them).
         _drop_vector_index(store)
+    return _Start(resumed, restarted_from, rebuild, cursor)
 
+
+@dataclass
+class _Rewritten:
+    """What the page loop of one run did."""
+
+    total: int  # cues in the namespace when the run counted them
+    done: int  # cues on the target embedder (this run's and an earlier one's)
+    written: int = 0
+    batches: int = 0
+
+
+def _rewrite_cues(
+    store: GraphStore,
+    ns: str,
+    new_embedder: Embedder,
+    cursor: str,
+    batch_size: int,
+    progress: Callable[[int, int], None] | None,
+) -> _Rewritten:
+    """Rewrite, page by page from ``cursor``, every cue not yet on the target embedder.
+
+    Raises:
+        MragentError: when cues keep appearing behind the cursor, or another run
+            took the migration over.
+    """
+    target = new_embedder.identity
+    target_text = target.as_text()
     counts = store.run("reembed_count", {"ns": ns, "target": target_text})[0]
     total, pending = int(counts["cues"] or 0), int(counts["pending"] or 0)
-    done, written, batches, sweeps = total - pending, 0, 0, 0
+    run = _Rewritten(total=total, done=total - pending)
+    sweeps = 0
     after = cursor
     while True:
         rows = store.run(
@@ -238,50 +314,53 @@ def migrate(
                 )
             after = ""
             continue
-        vectors = new_embedder.embed([row["text"] for row in rows])
-        _check_vectors(vectors, len(rows), target)
         after = rows[-1]["id"]
-        result = store.run(
-            "reembed_write",
-            {
-                "ns": ns,
-                "target": target_text,
-                "cursor": after,
-                "cues": [
-                    {"id": row["id"], "embedding": vector.tolist()}
-                    for row, vector in zip(rows, vectors, strict=True)
-                ],
-            },
-        )
-        count = int(result[0]["written"]) if result else 0  # < page: cues pruned meanwhile
-        if count == 0:
-            _check_still_migrating(store, ns, target_text)
-        written, done, batches = written + count, done + count, batches + 1
+        count = _write_page(store, ns, new_embedder, rows)
+        run.written, run.done, run.batches = run.written + count, run.done + count, run.batches + 1
         if progress:
-            progress(done, max(total, done))
+            progress(run.done, max(total, run.done))
+    return run
 
+
+def _write_page(
+    store: GraphStore, ns: str, new_embedder: Embedder, rows: list[dict[str, Any]]
+) -> int:
+    """Embed one page of cues and write it with its cursor; how many cues were written."""
+    target = new_embedder.identity
+    vectors = new_embedder.embed([row["text"] for row in rows])
+    _check_vectors(vectors, len(rows), target)
+    result = store.run(
+        "reembed_write",
+        {
+            "ns": ns,
+            "target": target.as_text(),
+            "cursor": rows[-1]["id"],
+            "cues": [
+                {"id": row["id"], "embedding": vector.tolist()}
+                for row, vector in zip(rows, vectors, strict=True)
+            ],
+        },
+    )
+    count = int(result[0]["written"]) if result else 0  # < page: cues pruned meanwhile
+    if count == 0:
+        _check_still_migrating(store, ns, target.as_text())
+    return count
+
+
+def _finish(store: GraphStore, ns: str, new_embedder: Embedder, rebuild: bool) -> None:
+    """Make the vector index answer for the target, then restamp and unmark the namespace."""
+    target = new_embedder.identity
     if rebuild:
         _refuse_other_dimensions(store, ns, target)  # a namespace may have appeared meanwhile
         _rebuild_vector_index(store, target.dimension)
         _await_vector_index(store, ns, new_embedder)
     else:
         store.ensure_schema(target.dimension)
-    if not store.run("reembed_finish", {"ns": ns, "target": target_text}):
-        _check_still_migrating(store, ns, target_text)
-        raise MragentError(f"namespace {ns!r} could not be restamped with {target_text}; re-run")
-    return ReembedReport(
-        ns,
-        principal,
-        source_text,
-        target_text,
-        True,
-        written,
-        max(total, done),
-        batches,
-        resumed,
-        restarted_from,
-        rebuild,
-    )
+    if not store.run("reembed_finish", {"ns": ns, "target": target.as_text()}):
+        _check_still_migrating(store, ns, target.as_text())
+        raise MragentError(
+            f"namespace {ns!r} could not be restamped with {target.as_text()}; re-run"
+        )
 
 
 def _check_still_migrating(store: GraphStore, ns: str, target_text: str) -> None:
