@@ -35,17 +35,22 @@ leave that namespace's vectors unindexed.
 
 from __future__ import annotations
 
-import re
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from mragent.apps.reembed_index import (
+    await_vector_index,
+    dimension_of,
+    drop_vector_index,
+    rebuild_vector_index,
+    refuse_other_dimensions,
+)
 from mragent.core.corpus import validate_namespace
 from mragent.core.embedding import Embedder, EmbedderIdentity
-from mragent.core.errors import EmbeddingMismatch, MragentError, QueryError
+from mragent.core.errors import MragentError
 from mragent.core.store.base import GraphStore
 from mragent.memory.audit import AuditLog
 from mragent.memory.audited import audited
@@ -53,11 +58,6 @@ from mragent.memory.principal import Principal
 
 BATCH_SIZE = 500
 MAX_SWEEPS = 3  # final sweeps that may still find missed cues before giving up
-INDEX_WAIT_SECONDS = 600.0
-# Dropping an index that is already gone is the goal state, whatever the engine calls it.
-_ABSENT_INDEX = re.compile(r"no such index|does not exist|doesn't exist|not found", re.I)
-# A rebuilt index that answers "wrong dimension" will not get better by waiting.
-_WRONG_DIMENSION = re.compile(r"dimension", re.I)
 
 
 @dataclass(frozen=True)
@@ -248,12 +248,12 @@ def _begin(
     restarted_from = state.migrating_to if state.migrating and not resumed else None
     # The index was (or may have been) dropped for any dimension this namespace is
     # leaving or was heading to; it has to be rebuilt for the target's.
-    dimensions = {_dimension(source_text), target.dimension}
+    dimensions = {dimension_of(source_text), target.dimension}
     if state.migrating_to is not None:
-        dimensions.add(_dimension(state.migrating_to))
+        dimensions.add(dimension_of(state.migrating_to))
     rebuild = dimensions != {target.dimension}
     if rebuild:
-        _refuse_other_dimensions(store, ns, target)
+        refuse_other_dimensions(store, ns, target)
 
     cursor = state.cursor if resumed else ""
     begin = {"ns": ns, "source": source_text, "target": target_text}
@@ -262,7 +262,7 @@ def _begin(
     if rebuild:
         # Before the first batch: an index of the old dimension must not meet the new
         # vectors (Memgraph refuses them; the others would silently skip them).
-        _drop_vector_index(store)
+        drop_vector_index(store)
     return _Start(resumed, restarted_from, rebuild, cursor)
 
 
@@ -351,9 +351,9 @@ def _finish(store: GraphStore, ns: str, new_embedder: Embedder, rebuild: bool) -
     """Make the vector index answer for the target, then restamp and unmark the namespace."""
     target = new_embedder.identity
     if rebuild:
-        _refuse_other_dimensions(store, ns, target)  # a namespace may have appeared meanwhile
-        _rebuild_vector_index(store, target.dimension)
-        _await_vector_index(store, ns, new_embedder)
+        refuse_other_dimensions(store, ns, target)  # a namespace may have appeared meanwhile
+        rebuild_vector_index(store, target.dimension)
+        await_vector_index(store, ns, new_embedder)
     else:
         store.ensure_schema(target.dimension)
     if not store.run("reembed_finish", {"ns": ns, "target": target.as_text()}):
@@ -373,13 +373,6 @@ def _check_still_migrating(store: GraphStore, ns: str, target_text: str) -> None
         )
 
 
-def _dimension(identity_text: str) -> int:
-    try:
-        return EmbedderIdentity.from_text(identity_text).dimension
-    except ValueError:
-        raise MragentError(f"unreadable embedder stamp {identity_text!r}") from None
-
-
 def _check_vectors(vectors: np.ndarray, rows: int, target: EmbedderIdentity) -> None:
     # An embedder that lies about its dimension would corrupt the namespace for good.
     if vectors.shape != (rows, target.dimension):
@@ -387,64 +380,3 @@ def _check_vectors(vectors: np.ndarray, rows: int, target: EmbedderIdentity) -> 
             f"embedder {target.as_text()} returned vectors of shape {vectors.shape}, "
             f"expected ({rows}, {target.dimension})"
         )
-
-
-def _refuse_other_dimensions(store: GraphStore, ns: str, target: EmbedderIdentity) -> None:
-    """Refuse to rebuild the shared vector index while another namespace needs another size.
-
-    A namespace that is itself migrating counts with its target's dimension.
-    """
-    blocking = []
-    for row in store.run("reembed_others", {"ns": ns}):
-        stamp = row["migrating_to"] or row["embedder"]
-        if stamp is None:
-            continue  # a MemorySpace without vectors (settings only)
-        if _dimension(stamp) != target.dimension:
-            blocking.append(f"{row['ns']!r} ({stamp})")
-    if blocking:
-        raise EmbeddingMismatch(
-            f"refusing to re-embed namespace {ns!r} to {target.as_text()}: the database's "
-            f"vector index is shared, and these namespaces use another dimension: "
-            f"{', '.join(blocking)}; re-embed them to dimension {target.dimension} first, "
-            "or keep this namespace's dimension"
-        )
-
-
-def _drop_vector_index(store: GraphStore) -> None:
-    # A schema file like schema_vector; the store's schema path is the one door for it.
-    try:
-        store.drop_vector_index()
-    except QueryError as exc:
-        if not _ABSENT_INDEX.search(str(exc)):
-            raise
-    store.forget_schema()
-
-
-def _rebuild_vector_index(store: GraphStore, dimension: int) -> None:
-    """Drop the vector index (a writer may have recreated it for the old dimension
-    meanwhile) and create it for ``dimension``."""
-    _drop_vector_index(store)
-    store.ensure_schema(dimension)  # ids and full-text too, as on any write path
-
-
-def _await_vector_index(store: GraphStore, ns: str, embedder: Embedder) -> None:
-    """Wait until the native vector index answers a query of the target dimension.
-
-    Neo4j blocks a query until a populating index is online; FalkorDB answers an
-    error while its index is under construction, so it is polled.
-    """
-    probe = np.zeros(embedder.identity.dimension, dtype=np.float32)
-    probe[0] = 1.0
-    deadline = time.monotonic() + INDEX_WAIT_SECONDS
-    while True:
-        try:
-            store.run("reembed_probe", {"ns": ns, "embedding": probe.tolist()})
-            return
-        except QueryError as exc:
-            hopeless = _WRONG_DIMENSION.search(str(exc)) or _ABSENT_INDEX.search(str(exc))
-            if hopeless or time.monotonic() > deadline:
-                raise MragentError(
-                    f"the vector index does not answer for dimension "
-                    f"{embedder.identity.dimension} after re-embedding {ns!r}: {exc}"
-                ) from None
-            time.sleep(0.2)
