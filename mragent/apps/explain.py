@@ -282,11 +282,17 @@ def _capped(table: Table, rows: list[list[str]], columns: int, limit: int = MAX_
 
 def render_trace(trace: Trace, console: Console) -> None:
     """Print the trace: cues, paths, contents, answer, time per stage."""
-    rec, genome = trace.reconstruction, trace.genome
-    genes = " ".join(f"{k}={v}" for k, v in genome.to_json_dict().items())
+    genes = " ".join(f"{k}={v}" for k, v in trace.genome.to_json_dict().items())
     console.print(f"[bold]{escape(trace.question)}[/bold]", soft_wrap=True)
     console.print(f"{trace.engine}, namespace {trace.ns!r}; genome {genes}", highlight=False)
+    console.print(_cue_table(trace))
+    console.print(_path_table(trace))
+    console.print(_content_table(trace))
+    _print_answer_and_time(trace, console)
 
+
+def _cue_table(trace: Trace) -> Table:
+    rec, genome = trace.reconstruction, trace.genome
     cues = Table(
         title=f"entry cues ({len(rec.cues)}; cueK={genome.cueK}, fusion {genome.fusion.value})"
     )
@@ -298,8 +304,11 @@ def render_trace(trace: Trace, console: Console) -> None:
          f"{c.score:.3f}", str(kept_from.count(c.id))]
         for i, c in enumerate(rec.cues, 1)
     ]  # fmt: skip
-    console.print(_capped(cues, cue_rows, 7))
+    return _capped(cues, cue_rows, 7)
 
+
+def _path_table(trace: Trace) -> Table:
+    genome = trace.genome
     paths = Table(
         title=f"paths (depth 1..{genome.traversalDepth}, fanout {genome.tagFanout}, "
         f"prune < {genome.pruneThreshold:g})"
@@ -314,8 +323,11 @@ def render_trace(trace: Trace, console: Console) -> None:
             if p.fate is fate
         ]  # fmt: skip
         _capped(paths, rows, 5, MAX_ROWS if fate is Fate.KEPT else MAX_OTHER_ROWS)
-    console.print(paths)
+    return paths
 
+
+def _content_table(trace: Trace) -> Table:
+    genome = trace.genome
     contents = Table(
         title=f"contents (rerank {genome.rerank.value}, maxContent {genome.maxContent})"
     )
@@ -326,8 +338,11 @@ def render_trace(trace: Trace, console: Console) -> None:
          f"{c.score:.3f}" if c.score is not None else "-", escape(c.reason)]
         for c in trace.contents
     ]  # fmt: skip
-    console.print(_capped(contents, content_rows, 6))
+    return _capped(contents, content_rows, 6)
 
+
+def _print_answer_and_time(trace: Trace, console: Console) -> None:
+    rec = trace.reconstruction
     answer = rec.answer
     if answer.abstained:
         console.print(
