@@ -143,9 +143,16 @@ def _levels(trace: Trace, paths: list[TracePath]) -> dict[str, int]:
 def build_network(trace: Trace) -> Network:
     """The pyvis network of a trace: cues, tags, contents; every path's edges."""
     net = Network(height="800px", width="100%", directed=True, cdn_resources="in_line")
-    paths = trace.paths
-    level = _levels(trace, paths)
-    content = {c.id: c for c in trace.contents}
+    level = _levels(trace, trace.paths)
+    _add_cues(net, trace)
+    _add_tags(net, trace, level)
+    _add_contents(net, trace, level)
+    _add_edges(net, trace)
+    net.options = _OPTIONS
+    return net
+
+
+def _add_cues(net: Network, trace: Trace) -> None:
     for i, cue in enumerate(trace.reconstruction.cues, 1):
         net.add_node(
             cue.id,
@@ -156,8 +163,12 @@ def build_network(trace: Trace) -> Network:
             title=f"entry cue #{i}\ndense {cue.dense:.3f}, sparse {cue.sparse:.3f}, "
             f"fused {cue.fused:.4f}\nentry evidence {cue.score:.3f}",
         )
+
+
+def _add_tags(net: Network, trace: Trace, level: dict[str, int]) -> None:
+    """Every tag on a path, coloured by the best fate of the paths through it."""
     tag_fate: dict[str, Fate] = {}
-    for path in paths:
+    for path in trace.paths:
         for tag in path.nodes[1:-1]:
             if tag not in tag_fate or FATE_ORDER[path.fate] < FATE_ORDER[tag_fate[tag]]:
                 tag_fate[tag] = path.fate
@@ -170,6 +181,10 @@ def build_network(trace: Trace) -> Network:
             level=level[tag],
             title=f"tag (best path: {fate.value})",
         )
+
+
+def _add_contents(net: Network, trace: Trace, level: dict[str, int]) -> None:
+    """The trace's contents, then any content only a path reaches."""
     for c in trace.contents:
         prefix = f"{c.rank}. " if c.rank is not None else ""
         net.add_node(
@@ -183,7 +198,7 @@ def build_network(trace: Trace) -> Network:
     # A path may end at a content the trace does not list (the floorless shadow walk
     # reaches contents the real traversal never returned): draw it with its path's fate.
     shown = set(net.get_nodes())
-    for path in paths:
+    for path in trace.paths:
         end = path.nodes[-1]
         if end not in shown:
             shown.add(end)
@@ -195,8 +210,13 @@ def build_network(trace: Trace) -> Network:
                 level=level.get(end, 1),
                 title=f"{trace.name(end)}: {path.fate.value} (reached only by this walk)",
             )
+
+
+def _add_edges(net: Network, trace: Trace) -> None:
+    """One edge per step of any path: its best fate, strongest evidence and path count."""
+    content = {c.id for c in trace.contents}
     edges: dict[tuple[str, str], tuple[Fate, float, int]] = {}
-    for path in paths:
+    for path in trace.paths:
         steps = zip(path.nodes, path.nodes[1:], trace.prefix_evidence(path), strict=False)
         for src, dst, value in steps:
             fate, best, count = edges.get((src, dst), (path.fate, 0.0, 0))
@@ -215,8 +235,6 @@ def build_network(trace: Trace) -> Network:
             dashes=fate is Fate.PRUNED,
             width=1 + 4 * min(best, 1.0) if fate is Fate.KEPT else 1,
         )
-    net.options = _OPTIONS
-    return net
 
 
 def render_html(trace: Trace) -> str:
