@@ -5,8 +5,12 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mragent.evolution.trial import Trial, pareto_front
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 
 def _front_2d(trials: Sequence[Trial]) -> list[Trial]:
@@ -45,59 +49,7 @@ def plot_pareto(
 
     fig, ax = plt.subplots(figsize=(7.5, 5.0), dpi=120)
     try:
-        if random_trials:
-            ax.scatter(
-                [t.evaluation.work for t in random_trials],
-                [100 * t.evaluation.accuracy for t in random_trials],
-                marker="x",
-                s=18,
-                color="0.65",
-                label="random search",
-            )
-        ax.scatter(
-            [t.evaluation.work for t in trials],
-            [100 * t.evaluation.accuracy for t in trials],
-            s=16,
-            color="#9db4d3",
-            label="NSGA-II archive",
-        )
-        front = pareto_front(trials)
-        ax.scatter(
-            [t.evaluation.work for t in front],
-            [100 * t.evaluation.accuracy for t in front],
-            s=30,
-            color="#1f5fa8",
-            label="Pareto front (4 objectives)",
-        )
-        stairs = _front_2d(trials)
-        ax.step(
-            [t.evaluation.work for t in stairs],
-            [100 * t.evaluation.accuracy for t in stairs],
-            where="post",
-            color="#1f5fa8",
-            linewidth=1.0,
-        )
-        ax.scatter(
-            [baseline.evaluation.work],
-            [100 * baseline.evaluation.accuracy],
-            marker="*",
-            s=220,
-            color="#d62728",
-            edgecolor="black",
-            zorder=5,
-            label="baseline (default genome)",
-        )
-        if winner is not None:
-            ax.scatter(
-                [winner.evaluation.work],
-                [100 * winner.evaluation.accuracy],
-                marker="D",
-                s=90,
-                color="#2ca02c",
-                edgecolor="black",
-                zorder=6,
-                label="gate winner",
-            )
+        _draw(ax, trials, baseline, winner, random_trials)
         ax.set_xlabel("cost: mean work per question (graph elements + HNSW beam)")
         ax.set_ylabel("accuracy on training questions (%)")
         ax.set_title(title or "NSGA-II archive: accuracy vs cost")
@@ -110,3 +62,43 @@ def plot_pareto(
         os.replace(tmp, path)
     finally:
         plt.close(fig)
+
+
+def _xy(trials: Sequence[Trial]) -> tuple[list[float], list[float]]:
+    """Cost (mean work) and accuracy (%) of each trial: the plot's coordinates."""
+    return [t.evaluation.work for t in trials], [100 * t.evaluation.accuracy for t in trials]
+
+
+def _draw(
+    ax: Axes,
+    trials: Sequence[Trial],
+    baseline: Trial,
+    winner: Trial | None,
+    random_trials: Sequence[Trial],
+) -> None:
+    """The archive, its front and staircase, the baseline, the winner and random search."""
+    if random_trials:
+        ax.scatter(*_xy(random_trials), marker="x", s=18, color="0.65", label="random search")
+    ax.scatter(*_xy(trials), s=16, color="#9db4d3", label="NSGA-II archive")
+    front = pareto_front(trials)
+    ax.scatter(*_xy(front), s=30, color="#1f5fa8", label="Pareto front (4 objectives)")
+    ax.step(*_xy(_front_2d(trials)), where="post", color="#1f5fa8", linewidth=1.0)
+    ax.scatter(
+        *_xy([baseline]),
+        marker="*",
+        s=220,
+        color="#d62728",
+        edgecolor="black",
+        zorder=5,
+        label="baseline (default genome)",
+    )
+    if winner is not None:
+        ax.scatter(
+            *_xy([winner]),
+            marker="D",
+            s=90,
+            color="#2ca02c",
+            edgecolor="black",
+            zorder=6,
+            label="gate winner",
+        )
