@@ -18,6 +18,14 @@ RECALL_K = 5
 """The k of the recall objective (recall@2 and @10 are reported beside it)."""
 
 RECALL_METRIC = f"recall@{RECALL_K}"
+SCORE_POLICY = (
+    "0.70*quality + 0.15*(1-work/BASE_work) + 0.10*(1-ctx/BASE_ctx) + 0.05*(1-hops/BASE_hops), "
+    "terms clamped to [0,1]; quality = accuracy (accuracy objective) or "
+    f"(recall@{RECALL_K} + accuracy)/2 (recall objective); BASE = default genome on the "
+    "training questions; inside the search the deterministic work count stands in for latency; "
+    "a timed-out genome scores 0"
+)
+"""How a genome is scored, as the reports state it."""
 
 
 @dataclass(frozen=True)

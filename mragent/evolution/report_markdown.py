@@ -1,0 +1,207 @@
+"""``optimize.report.md``: the human summary of a run, one section per helper."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mragent.core.corpus import Question
+from mragent.core.genome import GENES
+from mragent.evolution.gate import GateResult
+from mragent.evolution.objectives import RECALL_K, SCORE_POLICY, objectives_named
+from mragent.evolution.run import EvolveRun, HeldOut
+from mragent.evolution.study import Study
+from mragent.evolution.trial import Evaluation, Trial
+
+
+def render_markdown(
+    run: EvolveRun, report: dict[str, Any], views: list[tuple[Question, str]] | None = None
+) -> str:
+    """The human summary of a run (``views``: explain pages of newly answered questions)."""
+    label = "winner" if run.gate.passed else "best found"
+    lines = [
+        *_summary(run, report),
+        *_training(run, label),
+        *_held_out(run.held_out, label),
+        *_views(views or [], label),
+        *_genome(run.study.baseline_trial, run.chosen, label),
+        *_pareto_front(run.study),
+        *_random_search(report.get("compare_random")),
+        *_generations(run.study),
+        "",
+        f"Score policy: {SCORE_POLICY}.",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f}"
+
+
+def _metrics_table(rows: list[tuple[str, Evaluation | None]]) -> list[str]:
+    shown = [(name, e) for name, e in rows if e is not None]
+    # Recall columns only where gold supporting passages were measured.
+    ks = sorted({k for _, e in shown for k, _ in e.recall})
+    recall_head = "".join(f" R@{k} % |" for k in ks)
+    lines = [
+        f"| | questions |{recall_head} accuracy % | EM % | F1 % | work | ctx tokens | hops "
+        "| p50 ms |",
+        "|---|---:|" + "---:|" * len(ks) + "---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for name, e in shown:
+        recall = "".join(f" {_pct(e.recall_at(k))} |" for k in ks)
+        lines.append(
+            f"| {name} | {e.questions} |{recall} {_pct(e.accuracy)} | {_pct(e.em)} | "
+            f"{_pct(e.f1)} | {e.work:.1f} | {e.tokens:.1f} | {e.hops:.2f} | "
+            f"{e.latency_p50_ms:.2f} |"
+        )
+    return lines
+
+
+def _summary(run: EvolveRun, report: dict[str, Any]) -> list[str]:
+    """The verdict, what was searched and on what, and the objectives."""
+    gate, study = run.gate, run.study
+    objectives = objectives_named(run.options.objective)
+    quality = " and ".join(objectives.quality)
+    verdict = (
+        f"**Gate passed** on {' and '.join(gate.claims)}: trial #{run.chosen.number} replaces "
+        "the default genome (exit 0)."
+        if gate.passed
+        else f"**Gate not passed**: no variant kept {quality} while gaining 5 points in "
+        f"{'one of them' if len(objectives.quality) > 1 else 'it'} or 20% latency. "
+        f"The baseline stands (exit {run.exit_code})."
+    )
+    search_space = "".join(
+        f", {name} limited to {low:g}..{high:g}" for name, low, high in run.options.gene_ranges
+    )
+    timed_out = len(report["timed_out"])
+    cap = (
+        f", time cap {run.options.time_cap_s:g} s per genome ({timed_out} timed out)"
+        if run.options.time_cap_s
+        else ""
+    )
+    return [
+        "# mragent evolve",
+        "",
+        verdict,
+        "",
+        f"Corpus `{run.options.corpus_path}` (sha256 `{run.corpus_sha256[:16]}…`), "
+        f"{run.engine} {run.engine_version}, seed {run.options.seed}, "
+        f"{study.generation} generations x {run.options.population}, "
+        f"{len(study.trials)} genomes evaluated in {run.elapsed_s:.1f} s.",
+        "",
+        "Objectives: "
+        + ", ".join(f"{name} ({way})" for name, way in objectives.directions().items())
+        + f"{search_space}{cap}.",
+    ]
+
+
+def _training(run: EvolveRun, label: str) -> list[str]:
+    """Baseline and chosen genome on the training questions, the re-timing, the decisions."""
+    gate, base, chosen = run.gate, run.study.baseline_trial, run.chosen
+    lines = [
+        "",
+        f"## Training questions ({len(run.train)}, seen by the search)",
+        "",
+        *_metrics_table([("baseline", base.evaluation), (label, chosen.evaluation)]),
+        "",
+        f"Score: baseline {base.score:.3f}, {label} {chosen.score:.3f}.",
+    ]
+    return [*lines, *_latency(gate), "", "Gate decisions:", "", *[f"- {d}" for d in gate.decisions]]
+
+
+def _latency(gate: GateResult) -> list[str]:
+    if not gate.latency:
+        return []
+    lat = gate.latency
+    return [
+        "",
+        f"Re-timed latency (interleaved, {len(lat.ratios)} repeats, median of paired "
+        f"ratios): {lat.baseline_p50_ms:.2f} ms -> {lat.variant_p50_ms:.2f} ms "
+        f"({lat.improvement:+.1%} saved).",
+    ]
+
+
+def _held_out(held: HeldOut | None, label: str) -> list[str]:
+    if not held:
+        return ["", "No questions were held out (`--split 0`)."]
+    holds = "holds" if held.holds else "does not hold"
+    return [
+        "",
+        f"## Held-out questions ({len(held.questions)}, never seen by the search)",
+        "",
+        *_metrics_table([("baseline", held.baseline), (label, held.variant)]),
+        "",
+        (
+            f"Re-timed latency on held-out: {held.latency.improvement:+.1%} saved. "
+            if held.latency
+            else ""
+        )
+        + f"The gate {holds} on held-out"
+        + (f" ({' and '.join(held.claims)})." if held.claims else "."),
+    ]
+
+
+def _views(views: list[tuple[Question, str]], label: str) -> list[str]:
+    if not views:
+        return []
+    return [
+        "",
+        f"## Why it won: questions the {label} newly answers",
+        "",
+        *[f"- [{q.id}]({href}): {' '.join(q.question.split())}" for q, href in views],
+    ]
+
+
+def _genome(base: Trial, chosen: Trial, label: str) -> list[str]:
+    lines = ["", f"## Genome ({label} vs baseline)", "", "| gene | baseline | chosen |"]
+    lines.append("|---|---|---|")
+    for spec in GENES:
+        b, c = base.params[spec.name], chosen.params[spec.name]
+        lines.append(f"| {spec.name} | {b} | {'**' + str(c) + '**' if b != c else c} |")
+    return lines
+
+
+def _pareto_front(study: Study) -> list[str]:
+    lines = ["", f"## Pareto front ({len(study.pareto_front)} of {len(study.trials)})", ""]
+    lines += [f"| # | gen | R@{RECALL_K} % | accuracy % | work | ctx tokens | hops | score |"]
+    lines.append("|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for t in sorted(study.pareto_front, key=lambda t: (-t.score, t.number))[:20]:
+        e = t.evaluation
+        recall = _pct(e.recall_at(RECALL_K)) if e.recall else "-"
+        lines.append(
+            f"| {t.number} | {t.generation} | {recall} | {_pct(e.accuracy)} | {e.work:.1f} | "
+            f"{e.tokens:.1f} | {e.hops:.2f} | {t.score:.3f} |"
+        )
+    return lines
+
+
+def _random_search(comparison: dict[str, Any] | None) -> list[str]:
+    if not comparison:
+        return []
+    n, r = comparison["nsga2"], comparison["random"]
+    lines = [
+        "",
+        "## NSGA-II vs random search (same budget)",
+        "",
+        "| | evaluations | hypervolume | best score | best accuracy % | to gate |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for name, f in (("NSGA-II", n), ("random", r)):
+        lines.append(
+            f"| {name} | {f['evaluations']} | {f['hypervolume']:.4f} | "
+            f"{f['best_score']:.3f} | {_pct(f['best_accuracy'])} | "
+            f"{f['evaluations_to_gate'] or 'never'} |"
+        )
+    return [*lines, "", f"Hypervolume: {comparison['hypervolume']}."]
+
+
+def _generations(study: Study) -> list[str]:
+    lines = ["", "## Generations", "", "| gen | evals | front | best score | best so far |"]
+    lines.append("|---:|---:|---:|---:|---:|")
+    for entry in study.logbook:
+        lines.append(
+            f"| {entry['gen']} | {entry['evals']} | {entry['front']} | "
+            f"{entry['best_score']:.3f} | {entry['best_so_far']:.3f} |"
+        )
+    return lines
