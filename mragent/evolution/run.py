@@ -175,20 +175,67 @@ def run_evolve(
         CheckpointError: on a corrupt checkpoint (moved aside).
     """
     started = time.perf_counter()
-    earlier_s = 0.0  # wall time of the sessions before a --resume
     phase = on_phase or (lambda _message: None)
-    train, held = split_questions(corpus.questions, options.split, options.seed)
-    if options.objective == RECALL.name and not any(q.supporting for q in train):
-        raise ConfigError(
-            "the recall objective needs training questions with gold supporting passages"
-        )
+    train, held = _split(corpus, options)
     genes = options.genes()
     policy = EvaluationPolicy(options.objective, options.time_cap_s)
     sha = file_sha256(options.corpus_path)
     baseline = PRESETS["default"]
     memory = Memory(store, options.ns)
+    study, random_trials, earlier_s = _search(
+        memory,
+        train,
+        options,
+        genes=genes,
+        policy=policy,
+        stamp=fingerprint(options, sha, train),
+        started=started,
+        phase=phase,
+        proposer=proposer,
+        on_generation=on_generation,
+        on_evaluated=on_evaluated,
+    )
+    phase("acceptance gate (re-timing latency claims)")
+    gate = judge(
+        study.trials,
+        study.baseline_trial,
+        lambda genome: retime(memory, train, baseline, genome, repeats=options.retime_repeats),
+    )
+    run = EvolveRun(options, study, train, None, gate, random_trials)
+    if held:
+        phase("held-out questions")
+        # Held-out latency is re-timed only when the gate's verdict rests on latency.
+        retime_held = "latency" in gate.claims
+        run.held_out = _held_out(memory, held, baseline, run.chosen.genome, options, retime_held)
+    caps = store.capabilities
+    run.engine, run.engine_version, run.corpus_sha256 = caps.engine, caps.version, sha
+    run.elapsed_s = earlier_s + time.perf_counter() - started
+    return run
+
+
+def _search(
+    memory: Memory,
+    train: list[Question],
+    options: EvolveOptions,
+    *,
+    genes: tuple[GeneSpec, ...],
+    policy: EvaluationPolicy,
+    stamp: dict[str, object],
+    started: float,
+    phase: Callable[[str], None],
+    proposer: MutationProposer | None,
+    on_generation: Callable[[Study], None] | None,
+    on_evaluated: Callable[[Genome, Evaluation], None] | None,
+) -> tuple[Study, list[Trial], float]:
+    """NSGA-II (resumed from the checkpoint when asked), then random search if asked.
+
+    Returns:
+        The study, the random-search trials ([] unless ``compare_random``) and
+        the wall time of the sessions before a ``--resume``.
+    """
+    earlier_s = 0.0
+    baseline = PRESETS["default"]
     ckpt = checkpoint_path(options.out_dir)
-    stamp = fingerprint(options, sha, train)
     with Evaluator(
         memory,
         train,
@@ -197,17 +244,7 @@ def run_evolve(
         on_evaluated=on_evaluated,
         policy=policy,
     ) as evaluator:
-        study = Study(
-            evaluator,
-            population=options.population,
-            generations=options.generations,
-            seed=options.seed,
-            baseline=baseline,
-            seeds=[g for name, g in PRESETS.items() if name != "default"],
-            proposer=proposer,
-            objectives=objectives_named(options.objective),
-            genes=genes,
-        )
+        study = _new_study(evaluator, options, genes, proposer)
         if options.resume:
             earlier_s = load_checkpoint(ckpt, study, stamp)
             evaluator.cache.update({t.genome: t.evaluation for t in study.trials})
@@ -231,22 +268,40 @@ def run_evolve(
                 batch=options.population,
                 genes=genes,
             )
-    phase("acceptance gate (re-timing latency claims)")
-    gate = judge(
-        study.trials,
-        study.baseline_trial,
-        lambda genome: retime(memory, train, baseline, genome, repeats=options.retime_repeats),
+    return study, random_trials, earlier_s
+
+
+def _split(corpus: Corpus, options: EvolveOptions) -> tuple[list[Question], list[Question]]:
+    """Training and held-out questions.
+
+    Raises:
+        ConfigError: for the recall objective without gold supporting passages.
+    """
+    train, held = split_questions(corpus.questions, options.split, options.seed)
+    if options.objective == RECALL.name and not any(q.supporting for q in train):
+        raise ConfigError(
+            "the recall objective needs training questions with gold supporting passages"
+        )
+    return train, held
+
+
+def _new_study(
+    evaluator: Evaluator,
+    options: EvolveOptions,
+    genes: tuple[GeneSpec, ...],
+    proposer: MutationProposer | None,
+) -> Study:
+    return Study(
+        evaluator,
+        population=options.population,
+        generations=options.generations,
+        seed=options.seed,
+        baseline=PRESETS["default"],
+        seeds=[g for name, g in PRESETS.items() if name != "default"],
+        proposer=proposer,
+        objectives=objectives_named(options.objective),
+        genes=genes,
     )
-    run = EvolveRun(options, study, train, None, gate, random_trials)
-    if held:
-        phase("held-out questions")
-        # Held-out latency is re-timed only when the gate's verdict rests on latency.
-        retime_held = "latency" in gate.claims
-        run.held_out = _held_out(memory, held, baseline, run.chosen.genome, options, retime_held)
-    caps = store.capabilities
-    run.engine, run.engine_version, run.corpus_sha256 = caps.engine, caps.version, sha
-    run.elapsed_s = earlier_s + time.perf_counter() - started
-    return run
 
 
 def _held_out(
