@@ -11,6 +11,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from mragent.cli.common import (
     CorpusNsOption,
+    Dataset,
     DatasetOption,
     DbOption,
     PathOption,
@@ -28,7 +29,9 @@ from mragent.evolution.report import write_reports
 from mragent.evolution.run import DEFAULT_GENERATIONS, DEFAULT_POPULATION, EvolveOptions, run_evolve
 
 if TYPE_CHECKING:
+    from mragent.core.corpus import Corpus
     from mragent.core.genome import Genome
+    from mragent.core.store.base import GraphStore
     from mragent.evolution.run import EvolveRun
     from mragent.evolution.study import Study
     from mragent.evolution.trial import Evaluation
@@ -59,79 +62,91 @@ def _depth_range(max_depth: int | None) -> tuple[tuple[str, float, float], ...]:
     return (("traversalDepth", float(_DEPTH.low), float(max_depth)),)
 
 
+CorpusOption = Annotated[
+    Path | None,
+    typer.Option(help="Corpus JSON with questions (default: the bundled reference corpus)."),
+]
+PoolOption = Annotated[
+    Path | None,
+    typer.Option(help="With --dataset musique|hotpotqa: the dataset's pooled corpus file."),
+]
+GenerationsOption = Annotated[
+    int, typer.Option(min=0, help="Generations after the initial population.")
+]
+PopulationOption = Annotated[int, typer.Option(min=4, help="Genomes per generation.")]
+SeedOption = Annotated[
+    int, typer.Option(help="Seeds the search, the split and random search (reproducible).")
+]
+SplitOption = Annotated[
+    str,
+    typer.Option(
+        help="Held-out questions: a fraction such as 0.3 (stratified by kind, picked by "
+        "the seed) or comma-separated question ids; 0 holds none out."
+    ),
+]
+WorkersOption = Annotated[
+    int, typer.Option(min=1, help="Processes evaluating genomes in parallel.")
+]
+OutOption = Annotated[Path, typer.Option("--out", help="Directory for reports and the checkpoint.")]
+ResumeOption = Annotated[
+    bool, typer.Option("--resume", help="Continue from the checkpoint in --out.")
+]
+CompareRandomOption = Annotated[
+    bool,
+    typer.Option(
+        "--compare-random", help="Also run random search with the same evaluation budget."
+    ),
+]
+ObjectiveOption = Annotated[
+    Objective,
+    typer.Option(
+        case_sensitive=False,
+        help="What the search maximises: accuracy, or recall (support recall@5 and "
+        "accuracy; needs gold supporting passages). auto: recall for --dataset "
+        "musique|hotpotqa, accuracy otherwise.",
+    ),
+]
+MaxDepthOption = Annotated[
+    int | None,
+    typer.Option(
+        min=int(_DEPTH.low or 1),
+        max=int(_DEPTH.high or 4),
+        help="Search traversalDepth only up to this value (deep traversals are slow on "
+        "large graphs). Preset seeds are clamped into the range.",
+    ),
+]
+TimeCapOption = Annotated[
+    float | None,
+    typer.Option(
+        min=0.001,
+        help="Seconds a genome may spend on all training questions; a slower genome is "
+        "stopped and marked dominated. Makes the archive depend on machine speed.",
+    ),
+]
+RetimeRepeatsOption = Annotated[
+    int, typer.Option(min=1, help="Repeats of the interleaved latency re-timing.")
+]
+
+
 def evolve_command(
-    corpus: Annotated[
-        Path | None,
-        typer.Option(help="Corpus JSON with questions (default: the bundled reference corpus)."),
-    ] = None,
+    corpus: CorpusOption = None,
     dataset: DatasetOption = None,
     path: PathOption = None,
-    pool: Annotated[
-        Path | None,
-        typer.Option(help="With --dataset musique|hotpotqa: the dataset's pooled corpus file."),
-    ] = None,
+    pool: PoolOption = None,
     db: DbOption = None,
     ns: CorpusNsOption = None,
-    generations: Annotated[
-        int, typer.Option(min=0, help="Generations after the initial population.")
-    ] = DEFAULT_GENERATIONS,
-    population: Annotated[
-        int, typer.Option(min=4, help="Genomes per generation.")
-    ] = DEFAULT_POPULATION,
-    seed: Annotated[
-        int, typer.Option(help="Seeds the search, the split and random search (reproducible).")
-    ] = 0,
-    split: Annotated[
-        str,
-        typer.Option(
-            help="Held-out questions: a fraction such as 0.3 (stratified by kind, picked by "
-            "the seed) or comma-separated question ids; 0 holds none out."
-        ),
-    ] = "0.3",
-    workers: Annotated[
-        int, typer.Option(min=1, help="Processes evaluating genomes in parallel.")
-    ] = 1,
-    out_dir: Annotated[
-        Path, typer.Option("--out", help="Directory for reports and the checkpoint.")
-    ] = Path("mragent-evolve"),
-    resume: Annotated[
-        bool, typer.Option("--resume", help="Continue from the checkpoint in --out.")
-    ] = False,
-    compare_random: Annotated[
-        bool,
-        typer.Option(
-            "--compare-random", help="Also run random search with the same evaluation budget."
-        ),
-    ] = False,
-    objective: Annotated[
-        Objective,
-        typer.Option(
-            case_sensitive=False,
-            help="What the search maximises: accuracy, or recall (support recall@5 and "
-            "accuracy; needs gold supporting passages). auto: recall for --dataset "
-            "musique|hotpotqa, accuracy otherwise.",
-        ),
-    ] = Objective.AUTO,
-    max_depth: Annotated[
-        int | None,
-        typer.Option(
-            min=int(_DEPTH.low or 1),
-            max=int(_DEPTH.high or 4),
-            help="Search traversalDepth only up to this value (deep traversals are slow on "
-            "large graphs). Preset seeds are clamped into the range.",
-        ),
-    ] = None,
-    time_cap: Annotated[
-        float | None,
-        typer.Option(
-            min=0.001,
-            help="Seconds a genome may spend on all training questions; a slower genome is "
-            "stopped and marked dominated. Makes the archive depend on machine speed.",
-        ),
-    ] = None,
-    retime_repeats: Annotated[
-        int, typer.Option(min=1, help="Repeats of the interleaved latency re-timing.")
-    ] = 5,
+    generations: GenerationsOption = DEFAULT_GENERATIONS,
+    population: PopulationOption = DEFAULT_POPULATION,
+    seed: SeedOption = 0,
+    split: SplitOption = "0.3",
+    workers: WorkersOption = 1,
+    out_dir: OutOption = Path("mragent-evolve"),
+    resume: ResumeOption = False,
+    compare_random: CompareRandomOption = False,
+    objective: ObjectiveOption = Objective.AUTO,
+    max_depth: MaxDepthOption = None,
+    time_cap: TimeCapOption = None,
+    retime_repeats: RetimeRepeatsOption = 5,
 ) -> None:
     """Evolve the retrieval genome (NSGA-II) and gate the winner against the default.
 
@@ -148,18 +163,10 @@ def evolve_command(
     """
     with cli_errors():
         chosen_objective = _objective(objective, dataset.value if dataset else None)
-        if dataset is not None and dataset.value != "mragent":
-            data, namespace, path = load_questions(dataset.value, path, pool, ns, "evolve against")
-        else:
-            data, namespace, path = load_questions(None, path, corpus, ns, "evolve against")
+        data, namespace, path = _questions(dataset, path, pool, corpus, ns)
         with open_store(db) as store:
             ingest_if_empty(store, data, namespace)
-            if not resume and checkpoint_path(out_dir).exists():
-                console.print(
-                    f"note: starting afresh; {checkpoint_path(out_dir)} will be replaced "
-                    "(--resume continues it instead)",
-                    highlight=False,
-                )
+            _note_fresh_start(out_dir, resume)
             options = EvolveOptions(
                 corpus_path=path,
                 ns=namespace,
@@ -177,56 +184,87 @@ def evolve_command(
                 time_cap_s=time_cap,
                 retime_repeats=retime_repeats,
             )
-            columns = (
-                TextColumn("{task.description}"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TextColumn("{task.fields[status]}"),
-                TimeElapsedColumn(),
-            )
-            with Progress(*columns, console=console, transient=True) as progress:
-                task = progress.add_task("generations", total=generations + 1, status="")
-                evaluated = [0]
-
-                def on_evaluated(genome: Genome, evaluation: Evaluation) -> None:
-                    evaluated[0] += 1
-                    progress.update(task, status=f"{evaluated[0]} evaluated")
-                    # One line per genome: the bar alone says nothing in a log file.
-                    progress.console.print(
-                        _genome_line(evaluated[0], genome, evaluation), highlight=False
-                    )
-
-                def on_generation(study: Study) -> None:
-                    progress.update(
-                        task,
-                        completed=study.generation + 1,
-                        description=f"gen {study.generation}/{generations} "
-                        f"best so far {study.best_trial.score:.3f}",
-                    )
-
-                def on_phase(message: str) -> None:
-                    progress.update(task, status=message)
-
-                try:
-                    run = run_evolve(
-                        store,
-                        data,
-                        options,
-                        on_generation=on_generation,
-                        on_evaluated=on_evaluated,
-                        on_phase=on_phase,
-                    )
-                except KeyboardInterrupt:
-                    progress.stop()
-                    console.print(
-                        f"interrupted: the last completed generation is saved in "
-                        f"{checkpoint_path(out_dir)}; continue with --resume",
-                        highlight=False,
-                    )
-                    raise typer.Exit(code=EXIT_INTERRUPTED) from None
+            run = _run_with_progress(store, data, options)
         paths = write_reports(run)
     _print_summary(run, paths)
     raise typer.Exit(code=run.exit_code)
+
+
+def _questions(
+    dataset: Dataset | None,
+    path: Path | None,
+    pool: Path | None,
+    corpus: Path | None,
+    ns: str | None,
+) -> tuple[Corpus, str, Path]:
+    """The question set: a public dataset with its pool, or a project-format corpus."""
+    if dataset is not None and dataset.value != "mragent":
+        return load_questions(dataset.value, path, pool, ns, "evolve against")
+    return load_questions(None, path, corpus, ns, "evolve against")
+
+
+def _note_fresh_start(out_dir: Path, resume: bool) -> None:
+    """Say that a checkpoint left in ``out_dir`` is about to be replaced, if there is one."""
+    if not resume and checkpoint_path(out_dir).exists():
+        console.print(
+            f"note: starting afresh; {checkpoint_path(out_dir)} will be replaced "
+            "(--resume continues it instead)",
+            highlight=False,
+        )
+
+
+def _run_with_progress(store: GraphStore, data: Corpus, options: EvolveOptions) -> EvolveRun:
+    """:func:`run_evolve` under a progress bar, one line per evaluated genome.
+
+    Raises:
+        typer.Exit: with :data:`EXIT_INTERRUPTED` on Ctrl-C (the checkpoint stays).
+    """
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[status]}"),
+        TimeElapsedColumn(),
+    )
+    generations = options.generations
+    with Progress(*columns, console=console, transient=True) as progress:
+        task = progress.add_task("generations", total=generations + 1, status="")
+        evaluated = [0]
+
+        def on_evaluated(genome: Genome, evaluation: Evaluation) -> None:
+            evaluated[0] += 1
+            progress.update(task, status=f"{evaluated[0]} evaluated")
+            # One line per genome: the bar alone says nothing in a log file.
+            progress.console.print(_genome_line(evaluated[0], genome, evaluation), highlight=False)
+
+        def on_generation(study: Study) -> None:
+            progress.update(
+                task,
+                completed=study.generation + 1,
+                description=f"gen {study.generation}/{generations} "
+                f"best so far {study.best_trial.score:.3f}",
+            )
+
+        def on_phase(message: str) -> None:
+            progress.update(task, status=message)
+
+        try:
+            return run_evolve(
+                store,
+                data,
+                options,
+                on_generation=on_generation,
+                on_evaluated=on_evaluated,
+                on_phase=on_phase,
+            )
+        except KeyboardInterrupt:
+            progress.stop()
+            console.print(
+                f"interrupted: the last completed generation is saved in "
+                f"{checkpoint_path(options.out_dir)}; continue with --resume",
+                highlight=False,
+            )
+            raise typer.Exit(code=EXIT_INTERRUPTED) from None
 
 
 def _genome_line(n: int, genome: Genome, e: Evaluation) -> str:
