@@ -30,39 +30,45 @@ from mragent.core.genome import load_genome
 from mragent.core.store import open_store
 from mragent.memory.reader import Memory
 
+QuestionArgument = Annotated[str, typer.Argument(help="The question to reconstruct.")]
+CorpusOption = Annotated[
+    Path | None,
+    typer.Option(
+        help="Corpus JSON to read (ingested if its namespace is empty). "
+        "Default without --ns: the bundled reference corpus."
+    ),
+]
+CypherOption = Annotated[
+    bool,
+    typer.Option(
+        "--cypher",
+        help="Print a Cypher query drawing the paths used (Neo4j Browser, Memgraph Lab, "
+        "FalkorDB browser) on stdout; the trace goes to stderr.",
+    ),
+]
+PersistOption = Annotated[
+    bool,
+    typer.Option(
+        "--persist",
+        help=f"Store the trace as a (:Trace)-[:VISITED]->() subgraph; each namespace "
+        f"keeps its newest {TRACE_CAP}.",
+    ),
+]
+HtmlOption = Annotated[
+    Path | None,
+    typer.Option("--html", help="Write a standalone interactive graph of the trace here."),
+]
+
 
 def explain_command(
-    question: Annotated[str, typer.Argument(help="The question to reconstruct.")],
+    question: QuestionArgument,
     genome: GenomeOption = None,
     db: DbOption = None,
     ns: CorpusNsOption = None,
-    corpus: Annotated[
-        Path | None,
-        typer.Option(
-            help="Corpus JSON to read (ingested if its namespace is empty). "
-            "Default without --ns: the bundled reference corpus."
-        ),
-    ] = None,
-    cypher: Annotated[
-        bool,
-        typer.Option(
-            "--cypher",
-            help="Print a Cypher query drawing the paths used (Neo4j Browser, Memgraph Lab, "
-            "FalkorDB browser) on stdout; the trace goes to stderr.",
-        ),
-    ] = False,
-    persist: Annotated[
-        bool,
-        typer.Option(
-            "--persist",
-            help=f"Store the trace as a (:Trace)-[:VISITED]->() subgraph; each namespace "
-            f"keeps its newest {TRACE_CAP}.",
-        ),
-    ] = False,
-    html: Annotated[
-        Path | None,
-        typer.Option("--html", help="Write a standalone interactive graph of the trace here."),
-    ] = None,
+    corpus: CorpusOption = None,
+    cypher: CypherOption = False,
+    persist: PersistOption = False,
+    html: HtmlOption = None,
     scope: ScopesOption = None,
     include_pending: IncludePendingOption = False,
     as_of: AsOfOption = None,

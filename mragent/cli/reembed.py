@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 from rich.progress import Progress
 
-from mragent.apps.reembed import BATCH_SIZE, reembed
+from mragent.apps.reembed import BATCH_SIZE, ReembedReport, reembed
 from mragent.cli.common import (
     AuditLogOption,
     DbOption,
@@ -34,15 +34,18 @@ EmbedderOption = Annotated[
 ]
 
 
+BatchSizeOption = Annotated[
+    int, typer.Option(min=1, max=10_000, help="Cues per page and per atomic write.")
+]
+
+
 def reembed_command(
     ns: NsOption,
     embedder: EmbedderOption,
     principal: PrincipalOption = None,
     db: DbOption = None,
     audit: AuditLogOption = None,
-    batch_size: Annotated[
-        int, typer.Option(min=1, max=10_000, help="Cues per page and per atomic write.")
-    ] = BATCH_SIZE,
+    batch_size: BatchSizeOption = BATCH_SIZE,
 ) -> None:
     """Re-embed every cue of a namespace (every scope) and restamp it.
 
@@ -79,22 +82,23 @@ def reembed_command(
                     soft_wrap=True,
                 )
                 raise typer.Exit(code=130) from None
-        if not report.changed:
-            out.print(
-                f"namespace {ns!r} already uses {report.after}; nothing to re-embed",
-                highlight=False,
-                soft_wrap=True,
-            )
-            return
-        how = "resumed and finished" if report.resumed else "re-embedded"
-        index = (
-            f"; rebuilt the vector index for dimension {target.identity.dimension}"
-            if report.index_rebuilt
-            else ""
-        )
+        _print_report(report, target.identity.dimension)
+
+
+def _print_report(report: ReembedReport, dimension: int) -> None:
+    ns = report.namespace
+    if not report.changed:
         out.print(
-            f"{how} {report.cues} of {report.total} cues of {ns!r} from {report.before} "
-            f"to {report.after} in {report.batches} batch(es){index}",
+            f"namespace {ns!r} already uses {report.after}; nothing to re-embed",
             highlight=False,
             soft_wrap=True,
         )
+        return
+    how = "resumed and finished" if report.resumed else "re-embedded"
+    index = f"; rebuilt the vector index for dimension {dimension}" if report.index_rebuilt else ""
+    out.print(
+        f"{how} {report.cues} of {report.total} cues of {ns!r} from {report.before} "
+        f"to {report.after} in {report.batches} batch(es){index}",
+        highlight=False,
+        soft_wrap=True,
+    )
