@@ -7,7 +7,7 @@ the memory's rules (forgotten text, superseded version, unknown id).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
@@ -137,34 +137,33 @@ def correct_command(
             say(f"{result.id}  ({result.trust}; supersedes {memory_id})")
 
 
-def forget_command(
-    memory_id: IdArgument,
-    reason: ReasonOption = "",
-    principal: PrincipalOption = None,
-    ns: NsOption = "default",
-    scope: ScopeOption = DEFAULT_SCOPE,
-    db: DbOption = None,
-    audit: AuditLogOption = None,
-) -> None:
-    """Forget a memory (every version): gone from every retrieval path, a tombstone kept."""
-    with cli_errors(), writing(principal, ns, db, audit) as (memories, who):
-        ids = memories.forget(memory_id, principal=who, reason=reason, scope=scope)
-        say(f"forgot {len(ids)} version(s): {', '.join(ids)}")
+def _forgetting(erase: bool, summary: str) -> Callable[..., None]:
+    """The ``forget`` command, or with ``erase`` the ``purge`` command (``summary``: its help)."""
+
+    def command(
+        memory_id: IdArgument,
+        reason: ReasonOption = "",
+        principal: PrincipalOption = None,
+        ns: NsOption = "default",
+        scope: ScopeOption = DEFAULT_SCOPE,
+        db: DbOption = None,
+        audit: AuditLogOption = None,
+    ) -> None:
+        with cli_errors(), writing(principal, ns, db, audit) as (memories, who):
+            act = memories.purge if erase else memories.forget
+            ids = act(memory_id, principal=who, reason=reason, scope=scope)
+            say(f"{'purged' if erase else 'forgot'} {len(ids)} version(s): {', '.join(ids)}")
+
+    command.__doc__ = summary
+    return command
 
 
-def purge_command(
-    memory_id: IdArgument,
-    reason: ReasonOption = "",
-    principal: PrincipalOption = None,
-    ns: NsOption = "default",
-    scope: ScopeOption = DEFAULT_SCOPE,
-    db: DbOption = None,
-    audit: AuditLogOption = None,
-) -> None:
-    """Forget a memory and erase its text; only the tombstone's hash remains."""
-    with cli_errors(), writing(principal, ns, db, audit) as (memories, who):
-        ids = memories.purge(memory_id, principal=who, reason=reason, scope=scope)
-        say(f"purged {len(ids)} version(s): {', '.join(ids)}")
+forget_command = _forgetting(
+    False, "Forget a memory (every version): gone from every retrieval path, a tombstone kept."
+)
+purge_command = _forgetting(
+    True, "Forget a memory and erase its text; only the tombstone's hash remains."
+)
 
 
 def history_command(
