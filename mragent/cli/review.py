@@ -6,8 +6,9 @@ memory returns every memory that depends on it to pending.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
 
@@ -60,36 +61,37 @@ def review_list(
             )
 
 
-@review_app.command("accept")
-def review_accept(
-    memory_id: IdArgument,
-    principal: PrincipalOption = None,
-    ns: NsOption = "default",
-    scope: ScopeOption = DEFAULT_SCOPE,
-    db: DbOption = None,
-    audit: AuditLogOption = None,
-) -> None:
-    """Accept a memory someone else wrote."""
-    with cli_errors(), writing(principal, ns, db, audit) as (memories, who):
-        memories.accept(memory_id, principal=who, scope=scope)
-        say(f"accepted {memory_id}")
+def _reviewing(verdict: Literal["accept", "reject"], summary: str) -> Callable[..., None]:
+    """The ``review accept`` or ``review reject`` command (``summary``: its help)."""
+
+    def command(
+        memory_id: IdArgument,
+        principal: PrincipalOption = None,
+        ns: NsOption = "default",
+        scope: ScopeOption = DEFAULT_SCOPE,
+        db: DbOption = None,
+        audit: AuditLogOption = None,
+    ) -> None:
+        with cli_errors(), writing(principal, ns, db, audit) as (memories, who):
+            demoted: list[str] = []
+            if verdict == "accept":
+                memories.accept(memory_id, principal=who, scope=scope)
+            else:
+                demoted = memories.reject(memory_id, principal=who, scope=scope)
+            say(f"{verdict}ed {memory_id}")
+            for dependent in demoted:
+                say(f"  back to pending: {dependent}")
+
+    command.__doc__ = summary
+    return command
 
 
-@review_app.command("reject")
-def review_reject(
-    memory_id: IdArgument,
-    principal: PrincipalOption = None,
-    ns: NsOption = "default",
-    scope: ScopeOption = DEFAULT_SCOPE,
-    db: DbOption = None,
-    audit: AuditLogOption = None,
-) -> None:
-    """Reject a memory; whatever depends on it returns to pending."""
-    with cli_errors(), writing(principal, ns, db, audit) as (memories, who):
-        demoted = memories.reject(memory_id, principal=who, scope=scope)
-        say(f"rejected {memory_id}")
-        for dependent in demoted:
-            say(f"  back to pending: {dependent}")
+review_accept = review_app.command("accept")(
+    _reviewing("accept", "Accept a memory someone else wrote.")
+)
+review_reject = review_app.command("reject")(
+    _reviewing("reject", "Reject a memory; whatever depends on it returns to pending.")
+)
 
 
 def _set_trust(
