@@ -52,11 +52,15 @@ def _side(genome_trial: Trial, held: Evaluation | None) -> dict[str, Any]:
     }
 
 
-def _figures(e: Evaluation) -> dict[str, float]:
+def _figures(e: Evaluation) -> dict[str, float | None]:
     """The headline figures of one side: recall@k (when measured) and accuracy, in %."""
-    figures = {f"R@{k}": 100 * v for k, v in e.recall}
-    figures.update(accuracy=100 * e.accuracy, em=100 * e.em, f1=100 * e.f1)
+    figures: dict[str, float | None] = {f"R@{k}": 100 * v for k, v in e.recall}
+    figures.update(accuracy=100 * e.accuracy, em=_percent(e.em), f1=_percent(e.f1))
     return figures
+
+
+def _percent(x: float | None) -> float | None:
+    return None if x is None else 100 * x
 
 
 def build_report(run: EvolveRun) -> dict[str, Any]:

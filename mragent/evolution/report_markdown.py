@@ -34,8 +34,9 @@ def render_markdown(
     return "\n".join(lines)
 
 
-def _pct(x: float) -> str:
-    return f"{100 * x:.1f}"
+def _pct(x: float | None) -> str:
+    """A share as a percentage with one decimal; "-" where nothing was measured."""
+    return "-" if x is None else f"{100 * x:.1f}"
 
 
 def _metrics_table(rows: list[tuple[str, Evaluation | None]]) -> list[str]:

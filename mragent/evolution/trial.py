@@ -37,8 +37,9 @@ class Evaluation:
         hops: Mean hops of the contents handed to synthesis.
         latency_p50_ms: Measured median wall time per question (reported only).
         latency_p95_ms: Measured 95th percentile wall time per question.
-        em: Mean exact match of the extracted answer.
-        f1: Mean token F1 of the extracted answer.
+        em: Mean exact match of the extracted answer (None when no question
+            was answered, i.e. none was run).
+        f1: Mean token F1 of the extracted answer (None likewise).
         failures: ``(question id, produced answer)`` for each wrong question.
         recall: ``(k, mean support recall@k)`` over questions with gold passages.
         objective: Name of the objective set :attr:`values` follows.
@@ -53,8 +54,8 @@ class Evaluation:
     hops: float
     latency_p50_ms: float
     latency_p95_ms: float
-    em: float
-    f1: float
+    em: float | None
+    f1: float | None
     failures: tuple[tuple[str, str | None], ...] = ()
     recall: tuple[tuple[int, float], ...] = ()
     objective: str = ACCURACY.name
@@ -137,14 +138,18 @@ class Evaluation:
             hops=float(data["hops"]),
             latency_p50_ms=float(data["latency_p50_ms"]),
             latency_p95_ms=float(data["latency_p95_ms"]),
-            em=float(data["em"]),
-            f1=float(data["f1"]),
+            em=_optional_float(data["em"]),
+            f1=_optional_float(data["f1"]),
             failures=tuple((str(qid), answer) for qid, answer in data["failures"]),
             # Absent in checkpoints written before recall was recorded.
             recall=tuple(sorted((int(k), float(v)) for k, v in data.get("recall", {}).items())),
             objective=str(data.get("objective", ACCURACY.name)),
             timed_out=bool(data.get("timed_out", False)),
         )
+
+
+def _optional_float(value: Any) -> float | None:
+    return None if value is None else float(value)
 
 
 def evaluation_from(
