@@ -304,7 +304,8 @@ def _references(record: MemoryRecord) -> list[tuple[str, str]]:
 def _existing(
     store: GraphStore, ns: str, scopes: list[str], ids: list[str], keys: list[str]
 ) -> Iterator[dict[str, Any]]:
-    for id_page, key_page in zip_longest(pages(ids), pages(keys), fillvalue=[]):
+    nothing: list[str] = []
+    for id_page, key_page in zip_longest(pages(ids), pages(keys), fillvalue=nothing):
         params = {"ns": ns, "scopes": scopes, "ids": id_page, "keys": key_page}
         yield from store.run("memory_existing", params)
 

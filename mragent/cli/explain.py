@@ -81,7 +81,11 @@ def explain_command(
         view = read_view(scope, include_pending, as_of)
         path = corpus or (None if ns else reference_corpus_path())
         data = load_corpus(path) if path else None
-        namespace = validate_namespace(ns) if ns else corpus_namespace(path)
+        if ns:
+            namespace = validate_namespace(ns)
+        else:
+            assert path is not None  # without --ns the corpus defaults to the reference one
+            namespace = corpus_namespace(path)
         with open_store(db) as store:
             if data is not None and ensure_ingested(store, data, namespace):
                 console.print(

@@ -185,7 +185,7 @@ def history_command(
 
 
 def _describe(record: MemoryRecord) -> str:
-    state = "forgotten" if record.forgotten else record.trust
+    state: str = "forgotten" if record.forgotten else record.trust
     if record.superseded_at is not None:
         state += f", superseded {iso(record.superseded_at)}"
     lines = [

@@ -59,7 +59,7 @@ class FalkorStore(GraphStore):
             fields = dict(zip(module[::2], module[1::2], strict=False))
             name = fields.get("name", fields.get(b"name"))
             if name in ("graph", b"graph"):
-                raw = int(fields.get("ver", fields.get(b"ver", 0)))
+                raw = int(fields["ver"] if "ver" in fields else fields.get(b"ver", 0))
                 version = f"{raw // 10000}.{raw // 100 % 100}.{raw % 100}"
         if not version:
             raise BackendUnavailable(f"{self.url} answers but has no FalkorDB module loaded")
