@@ -13,4 +13,5 @@ export MRAGENT_DB_PASSWORD="${MRAGENT_DB_PASSWORD:-mragent-dev}"
 export MRAGENT_REQUIRE_BACKENDS="${MRAGENT_REQUIRE_BACKENDS:-falkordb,neo4j,chromium}"
 
 ruff check .
+mypy mragent
 python3 -m pytest -q -rs "$@"
