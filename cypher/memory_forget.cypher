@@ -1,5 +1,5 @@
 // memory_forget: tombstone every version of one memory and cut it out of retrieval.
-// params: ns, scopes, lineage, at, reason
+// params: ns, scopes, lineage, at, reason, principal
 // returns: id, tags, tag_names, cut_tags
 // The versions keep their hash (so identical text can be refused) but lose every
 // REFERENCES edge: no traversal can reach them even without the view predicate.
@@ -7,10 +7,13 @@
 // `tags` (ids and names) are the tags that referenced them: pruned if orphaned,
 // re-ranked if not. Their ids are also kept on the tombstone (`cut_tags`), so a
 // forget run again after a crash before the pruning can still prune them.
+// A version already forgotten keeps its first time, reason and forgetter.
 MATCH (m:Content)
 WHERE m.lineage = $lineage AND m.ns = $ns AND m.scope IN $scopes
-SET m.forgotten_at = coalesce(m.forgotten_at, $at),
-    m.forget_reason = coalesce(m.forget_reason, $reason)
+WITH m, m.forgotten_at IS NULL AS fresh
+SET m.forgotten_at = CASE WHEN fresh THEN $at ELSE m.forgotten_at END,
+    m.forget_reason = CASE WHEN fresh THEN $reason ELSE m.forget_reason END,
+    m.forgotten_by = CASE WHEN fresh THEN $principal ELSE m.forgotten_by END
 WITH m
 OPTIONAL MATCH (t:Tag)-[r:REFERENCES]->(m)
 WHERE t.scope IN $scopes

@@ -84,6 +84,17 @@ def audit_log_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return path
 
 
+@pytest.fixture(autouse=True)
+def credentials_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Each test starts in the single-user default: its own credentials file, absent
+    until a test writes it, and no token in the environment."""
+    path = tmp_path / "credentials.json"
+    monkeypatch.setenv("MRAGENT_CREDENTIALS", str(path))
+    for name in ("MRAGENT_TOKEN", "MRAGENT_TOKEN_FILE"):
+        monkeypatch.delenv(name, raising=False)
+    return path
+
+
 @pytest.fixture(scope="session")
 def falkordb_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     home = tmp_path_factory.mktemp("mragent-home")

@@ -277,9 +277,11 @@ def ingest(
         CorpusError: for an invalid namespace.
         ConfigError: for an invalid scope.
         EmbeddingMismatch: when ``ns`` was written with another embedder.
+        AccessDenied: for a scope outside the principal's write grants.
     """
     validate_namespace(ns)
     validate_scope(scope)
+    principal.check_write(scope)
     embedder = embedder or default_embedder()
     space = prepare_write(store, ns, embedder)
     trust = "accepted" if principal.writes_accepted(space.get("trusted") or []) else "pending"
