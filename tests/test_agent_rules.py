@@ -200,7 +200,8 @@ def test_grants_bound_what_a_principal_reads_and_writes(
     with pytest.raises(AccessDenied, match="may not write scope 'shared'"):
         memories.remember(FACT, principal=scout)
     assert _log_lines(audit_log_path) == before
-    assert store.run("memory_ids", {"ns": ns, "scopes": ["shared"], "include_forgotten": True}) == []
+    every = {"ns": ns, "scopes": ["shared"], "include_forgotten": True}
+    assert store.run("memory_ids", every) == []
     note = memories.remember(FACT, principal=scout, scope="notes")
     with pytest.raises(AccessDenied, match="may not read scope 'notes'"):
         memories.history(note.id, "notes", principal=scout)

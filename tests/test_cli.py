@@ -48,7 +48,7 @@ def test_ingest_then_bench(corpus_file: Path, falkordb_url: str, tmp_path: Path)
             falkordb_url,
             "--genome",
             "deep",
-            "--json",
+            "--out",
             str(out),
         ],
     )

@@ -1,9 +1,11 @@
-"""The packages are layers and import only downward: core < memory < apps < evolution < cli.
+"""The packages are layers and import only downward:
+core < memory < apps < evolution < facade < mcp_server < cli.
 
 A module's layer is its first subpackage under ``mragent``. Every import is
 checked, at module level or inside a function, including ``TYPE_CHECKING``
-blocks and relative imports. ``mragent/__init__.py`` is the facade and may
-import any layer below the CLI.
+blocks and relative imports. ``mragent/__init__.py`` re-exports the facade and
+sits on its layer: it may import any layer up to the facade, and nothing below
+the MCP server may import it.
 """
 
 from __future__ import annotations
@@ -14,10 +16,10 @@ from pathlib import Path
 
 import mragent
 
-LAYERS = ("core", "memory", "apps", "evolution", "cli")
+LAYERS = ("core", "memory", "apps", "evolution", "facade", "mcp_server", "cli")
 PACKAGE = Path(mragent.__file__).resolve().parent
-# The facade may import every layer below the CLI, and no layer may import it.
-FACADE_LAYER = LAYERS.index("evolution")
+# `mragent` itself is the facade's public name: it stands on the facade's layer.
+FACADE_LAYER = LAYERS.index("facade")
 
 
 def _module_name(path: Path, package: Path = PACKAGE) -> str:

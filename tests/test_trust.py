@@ -398,13 +398,13 @@ def test_bench_prints_the_negative_evaluation_and_can_skip_it(
 ) -> None:
     report_path = tmp_path / "bench.json"
     args = ["bench", "--corpus", str(corpus_file), "--ns", ns, "--db", url]
-    bench = runner.invoke(app, [*args, "--json", str(report_path)])
+    bench = runner.invoke(app, [*args, "--out", str(report_path)])
     assert bench.exit_code == 0, bench.output
     assert "negative evaluation" in bench.output
     negative = json.loads(report_path.read_text())["negative"]
     assert negative["ok"] and negative["failures"] == []
     assert negative["absence"] == dict.fromkeys(CATEGORIES, 1.0)
-    skipped = runner.invoke(app, [*args, "--no-negative", "--json", str(report_path)])
+    skipped = runner.invoke(app, [*args, "--no-negative", "--out", str(report_path)])
     assert skipped.exit_code == 0, skipped.output
     assert "negative evaluation" not in skipped.output
     assert "negative" not in json.loads(report_path.read_text())
@@ -427,7 +427,7 @@ def test_bench_exits_5_when_something_leaks(
     monkeypatch.setattr(type(store), "_execute", leaky)
     report_path = tmp_path / "bench.json"
     args = ["bench", "--corpus", str(corpus_file), "--ns", ns, "--db", url]
-    bench = runner.invoke(app, [*args, "--json", str(report_path)])
+    bench = runner.invoke(app, [*args, "--out", str(report_path)])
     assert bench.exit_code == 5, bench.output
     assert "FAILED: rejected" in bench.output
     negative = json.loads(report_path.read_text())["negative"]

@@ -20,16 +20,21 @@ from mragent.cli.common import (
     DatasetOption,
     DbOption,
     GenomeOption,
+    JsonOption,
     PathOption,
+    ReportOutOption,
     cli_errors,
     console,
+    emit_json,
     ingest_if_empty,
     load_questions,
     out,
     say,
 )
+from mragent.cli.identity import granted_view
 from mragent.core.genome import load_genome
 from mragent.core.store import open_store
+from mragent.core.view import ReadView
 
 NEGATIVE_FAILED = 5  # exit code: something that must not be recalled was
 
@@ -47,7 +52,7 @@ def bench_command(
     genome: GenomeOption = None,
     db: DbOption = None,
     ns: CorpusNsOption = None,
-    json_out: Annotated[Path | None, typer.Option("--json", help="Write results here.")] = None,
+    report_out: ReportOutOption = None,
     negative: Annotated[
         bool,
         typer.Option(
@@ -56,12 +61,14 @@ def bench_command(
             "out-of-scope and pending memories must never be recalled).",
         ),
     ] = True,
+    as_json: JsonOption = False,
 ) -> None:
     """Run a genome over a corpus and print it beside BM25 and dense flat baselines.
 
     Exit 5 when the negative evaluation recalls a memory that must not be recalled (or a
     control does not find its live counterpart, which would make the evaluation vacuous)."""
     with cli_errors():
+        granted_view(None, ReadView())  # the caller reads the shared scope
         chosen = load_genome(genome)
         data, namespace, path = load_questions(
             dataset and dataset.value, path, corpus, ns, "benchmark"
@@ -75,23 +82,20 @@ def bench_command(
                 )
             neg = run_negative(store, chosen) if negative else None
             caps = store.capabilities
-        _print(runs, caps.engine, caps.version, path)
-        if neg is not None:
-            _print_negative(neg)
-        if json_out:
-            write_json_atomic(
-                json_out,
-                bench_report(
-                    runs,
-                    genome=chosen,
-                    engine=caps.engine,
-                    version=caps.version,
-                    corpus=str(path),
-                    ns=namespace,
-                    negative=neg,
-                ),
-            )
-            out.print(f"wrote {json_out}", highlight=False)
+        report = bench_report(
+            runs, genome=chosen, engine=caps.engine, version=caps.version, corpus=str(path),
+            ns=namespace, negative=neg,
+        )  # fmt: skip
+        if report_out:
+            write_json_atomic(report_out, report)
+        if as_json:
+            emit_json(report)
+        else:
+            _print(runs, caps.engine, caps.version, path)
+            if neg is not None:
+                _print_negative(neg)
+            if report_out:
+                say(f"wrote {report_out}")
         if neg is not None and not neg.ok:
             raise typer.Exit(code=NEGATIVE_FAILED)
 
@@ -134,10 +138,7 @@ def _print(runs: list, engine: str, version: str, path: Path) -> None:
             per_kind.add_row(kind, str(len(hits)), *cells)
         out.print(per_kind)
     stages = runs[0].summary.stage_p50_ms
-    out.print(
-        "mragent p50 per stage: " + ", ".join(f"{k} {v:.2f} ms" for k, v in stages.items()),
-        highlight=False,
-    )
+    say("mragent p50 per stage: " + ", ".join(f"{k} {v:.2f} ms" for k, v in stages.items()))
 
 
 def _print_negative(report: NegativeReport) -> None:

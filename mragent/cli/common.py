@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from mragent.apps.bench import ensure_ingested
 from mragent.apps.datasets import load_questions_corpus
 from mragent.core.corpus import Corpus, validate_namespace
 from mragent.core.errors import (
+    AccessDenied,
     ConfigError,
     CorpusError,
     EmbeddingMismatch,
@@ -44,19 +47,17 @@ NsOption = Annotated[
 
 
 def say(text: str) -> None:
-    """Print a line of plain text on stdout (no markup, no wrapping: ids stay whole)."""
-    out.print(text, markup=False, highlight=False, soft_wrap=True)
+    """Print text on stdout as it is: no markup, no emoji codes, no wrapping (ids and
+    memory texts stay whole and verbatim)."""
+    print(text)
 
 
-PrincipalOption = Annotated[
-    str | None,
-    typer.Option(
-        "--principal",
-        envvar="MRAGENT_PRINCIPAL",
-        show_envvar=True,
-        help="Who makes this change: human:NAME, agent:NAME or system:NAME (required).",
-    ),
-]
+def emit_json(data: Any) -> None:
+    """Print one JSON document on stdout (what ``--json`` means on every command):
+    plain ``json.dumps``, so nothing wraps a string or reads markup in it."""
+    print(json.dumps(data, indent=2, default=str))
+
+
 ScopeOption = Annotated[
     str, typer.Option("--scope", help="Scope the memory lives in (default: shared).")
 ]
@@ -74,7 +75,13 @@ AuditLogOption = Annotated[
         "(default: audit.jsonl under ./.mragent or $MRAGENT_HOME).",
     ),
 ]
-JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
+ReportOutOption = Annotated[
+    Path | None,
+    typer.Option("--out", help="Also write the report JSON to this file (atomically)."),
+]
+JsonOption = Annotated[
+    bool, typer.Option("--json", help="Print one JSON document on stdout instead of text.")
+]
 IncludePendingOption = Annotated[
     bool, typer.Option(help="Read pending memories too (their evidence is halved).")
 ]
@@ -129,18 +136,21 @@ INPUT_ERRORS = (CorpusError, ConfigError, EmbeddingMismatch)
 
 @contextmanager
 def cli_errors() -> Iterator[None]:
-    """Turn mragent errors into a one-line message and an exit code."""
+    """Turn mragent errors into a one-line message on stderr and an exit code: 2 bad
+    input, 3 refused (the memory's rules, authentication, grants), 1 anything else."""
     try:
         yield
     except INPUT_ERRORS as exc:
-        console.print(f"[red]error:[/red] {exc}", highlight=False, soft_wrap=True)
-        raise typer.Exit(code=2) from None
-    except WriteRefused as exc:
-        console.print(f"[red]refused:[/red] {exc}", highlight=False, soft_wrap=True)
-        raise typer.Exit(code=3) from None
+        _fail("error", exc, 2)
+    except (WriteRefused, AccessDenied) as exc:
+        _fail("refused", exc, 3)
     except MragentError as exc:
-        console.print(f"[red]error:[/red] {exc}", highlight=False, soft_wrap=True)
-        raise typer.Exit(code=1) from None
+        _fail("error", exc, 1)
+
+
+def _fail(label: str, exc: Exception, code: int) -> NoReturn:
+    console.print(f"[red]{label}:[/red] {escape(str(exc))}", highlight=False, soft_wrap=True)
+    raise typer.Exit(code=code) from None
 
 
 def load_questions(

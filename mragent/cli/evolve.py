@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -14,15 +15,19 @@ from mragent.cli.common import (
     Dataset,
     DatasetOption,
     DbOption,
+    JsonOption,
     PathOption,
     cli_errors,
     console,
+    emit_json,
     ingest_if_empty,
     load_questions,
-    out,
+    say,
 )
+from mragent.cli.identity import granted_view
 from mragent.core.genome import GENES
 from mragent.core.store import open_store
+from mragent.core.view import ReadView
 from mragent.evolution.checkpoint import checkpoint_path
 from mragent.evolution.objectives import ACCURACY, RECALL, RECALL_METRIC
 from mragent.evolution.report import write_reports
@@ -147,6 +152,7 @@ def evolve_command(
     max_depth: MaxDepthOption = None,
     time_cap: TimeCapOption = None,
     retime_repeats: RetimeRepeatsOption = 5,
+    as_json: JsonOption = False,
 ) -> None:
     """Evolve the retrieval genome (NSGA-II) and gate the winner against the default.
 
@@ -159,9 +165,10 @@ def evolve_command(
 
     Exit codes: 0 the gate passed; 3 no variant passed (the baseline stands);
     2 bad input or a corrupt checkpoint (moved aside); 1 database failure;
-    130 interrupted (continue with --resume).
+    130 interrupted (continue with --resume). --json prints optimize.report.json.
     """
     with cli_errors():
+        granted_view(None, ReadView())  # the caller reads the shared scope
         chosen_objective = _objective(objective, dataset.value if dataset else None)
         data, namespace, path = _questions(dataset, path, pool, corpus, ns)
         with open_store(db) as store:
@@ -186,7 +193,10 @@ def evolve_command(
             )
             run = _run_with_progress(store, data, options)
         paths = write_reports(run)
-    _print_summary(run, paths)
+    if as_json:
+        emit_json(json.loads(paths[0].read_text(encoding="utf-8")))
+    else:
+        _print_summary(run, paths)
     raise typer.Exit(code=run.exit_code)
 
 
@@ -281,18 +291,16 @@ def _print_summary(run: EvolveRun, paths: list[Path]) -> None:
     gate, study, held = run.gate, run.study, run.held_out
     base, chosen = study.baseline_trial, run.chosen
     if gate.passed:
-        out.print(
+        say(
             f"gate passed on {' and '.join(gate.claims)}: trial #{chosen.number} "
             f"accuracy {100 * base.evaluation.accuracy:.1f} -> "
             f"{100 * chosen.evaluation.accuracy:.1f}, work {base.evaluation.work:.0f} -> "
-            f"{chosen.evaluation.work:.0f}, score {base.score:.3f} -> {chosen.score:.3f}",
-            highlight=False,
+            f"{chosen.evaluation.work:.0f}, score {base.score:.3f} -> {chosen.score:.3f}"
         )
     else:
-        out.print(
+        say(
             f"gate not passed: the baseline stands (best found: trial #{chosen.number}, "
-            f"score {chosen.score:.3f} vs baseline {base.score:.3f})",
-            highlight=False,
+            f"score {chosen.score:.3f} vs baseline {base.score:.3f})"
         )
     if held:
         recall = "".join(
@@ -300,14 +308,9 @@ def _print_summary(run: EvolveRun, paths: list[Path]) -> None:
             f"{100 * held.variant.recall_at(k):.1f}; "
             for k, _ in held.variant.recall
         )
-        out.print(
+        say(
             f"held-out ({len(held.questions)} questions): {recall}accuracy "
             f"{100 * held.baseline.accuracy:.1f} -> {100 * held.variant.accuracy:.1f}; "
-            f"gate {'holds' if held.holds else 'does not hold'} on held-out",
-            highlight=False,
+            f"gate {'holds' if held.holds else 'does not hold'} on held-out"
         )
-    out.print(
-        f"{len(study.trials)} genomes in {run.elapsed_s:.1f} s; "
-        f"wrote {', '.join(str(p) for p in paths)}",
-        highlight=False,
-    )
+    say(f"{len(study.trials)} genomes in {run.elapsed_s:.1f} s; wrote {', '.join(map(str, paths))}")

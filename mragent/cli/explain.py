@@ -10,6 +10,7 @@ import typer
 from mragent.apps.bench import ensure_ingested
 from mragent.apps.datasets import corpus_namespace
 from mragent.apps.explain import browser_cypher, build_trace, render_trace
+from mragent.apps.explain_json import trace_json
 from mragent.apps.html_view import write_html
 from mragent.apps.trace_store import TRACE_CAP, persist_trace
 from mragent.cli.common import (
@@ -18,12 +19,15 @@ from mragent.cli.common import (
     DbOption,
     GenomeOption,
     IncludePendingOption,
+    JsonOption,
     ScopesOption,
     cli_errors,
     console,
+    emit_json,
     out,
     read_view,
 )
+from mragent.cli.identity import ReaderOption, granted_view
 from mragent.core.corpus import load_corpus, reference_corpus_path, validate_namespace
 from mragent.core.errors import ConfigError
 from mragent.core.genome import load_genome
@@ -72,13 +76,18 @@ def explain_command(
     scope: ScopesOption = None,
     include_pending: IncludePendingOption = False,
     as_of: AsOfOption = None,
+    principal: ReaderOption = None,
+    as_json: JsonOption = False,
 ) -> None:
-    """Explain how one question is answered: cues, paths, pruning, ranking, answer, timings."""
+    """Explain how one question is answered: cues, paths, pruning, ranking, answer, timings.
+
+    --json prints the trace as one JSON document on stdout (with --cypher, the query
+    goes to stderr instead)."""
     with cli_errors():
         if not question.strip():
             raise ConfigError("the question is empty")
         chosen = load_genome(genome)
-        view = read_view(scope, include_pending, as_of)
+        view = granted_view(principal, read_view(scope, include_pending, as_of))
         path = corpus or (None if ns else reference_corpus_path())
         data = load_corpus(path) if path else None
         if ns:
@@ -92,7 +101,8 @@ def explain_command(
                     f"ingested {len(data.contents)} contents into {namespace!r}", highlight=False
                 )
             trace = build_trace(Memory(store, namespace, view=view), question, chosen)
-            render_trace(trace, console if cypher else out)
+            if not as_json:
+                render_trace(trace, console if cypher else out)
             if persist:
                 trace_id = persist_trace(store, trace)
                 console.print(
@@ -103,5 +113,11 @@ def explain_command(
         if html:
             size = write_html(trace, html)
             console.print(f"wrote {html} ({size / 1024:.0f} KiB, works offline)", highlight=False)
+        if as_json:
+            emit_json(trace_json(trace))
         if cypher:
-            out.print(browser_cypher(trace), markup=False, highlight=False, soft_wrap=True, end="")
+            query = browser_cypher(trace)
+            if as_json:
+                console.print(query, markup=False, highlight=False, soft_wrap=True, end="")
+            else:
+                print(query, end="")

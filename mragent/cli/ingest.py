@@ -11,18 +11,20 @@ from rich.progress import Progress
 from mragent.cli.common import (
     AuditLogOption,
     DbOption,
+    JsonOption,
     NsOption,
-    PrincipalOption,
     ScopeOption,
     cli_errors,
-    out,
+    console,
+    emit_json,
+    say,
 )
+from mragent.cli.identity import PrincipalOption, writer
 from mragent.cli.memory import audit_log
 from mragent.core.corpus import load_corpus, validate_namespace
 from mragent.core.store import open_store
 from mragent.core.view import DEFAULT_SCOPE, validate_scope
 from mragent.memory.ingest import BATCH_SIZE, ingest
-from mragent.memory.principal import parse_principal
 
 
 def ingest_command(
@@ -35,14 +37,15 @@ def ingest_command(
     batch_size: Annotated[
         int, typer.Option(min=1, max=10_000, help="Contents per atomic batch.")
     ] = BATCH_SIZE,
+    as_json: JsonOption = False,
 ) -> None:
     """Load a corpus into a namespace (idempotent; validated before any write; audited)."""
     with cli_errors():
-        who = parse_principal(principal)
+        who = writer(principal)
         validate_namespace(ns)
         validate_scope(scope)
         corpus = load_corpus(file)
-        with open_store(db) as store, Progress(transient=True) as progress:
+        with open_store(db) as store, Progress(transient=True, console=console) as progress:
             task = progress.add_task("ingesting", total=None)
 
             def advance(done: int, total: int) -> None:
@@ -61,9 +64,14 @@ def ingest_command(
         added = {
             k: report.nodes_after[k] - report.nodes_before.get(k, 0) for k in report.nodes_after
         }
-        out.print(
+        if as_json:
+            emit_json(
+                {"file": str(file), "namespace": ns, "contents": report.contents,
+                 "batches": report.batches, "added": added}
+            )  # fmt: skip
+            return
+        say(
             f"ingested {report.contents} contents from {file} into {ns!r} "
             f"in {report.batches} batch(es); added "
-            + ", ".join(f"{v} {k}" for k, v in added.items()),
-            highlight=False,
+            + ", ".join(f"{v} {k}" for k, v in added.items())
         )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Annotated
 
 import typer
@@ -11,17 +12,18 @@ from mragent.apps.reembed import BATCH_SIZE, ReembedReport, reembed
 from mragent.cli.common import (
     AuditLogOption,
     DbOption,
+    JsonOption,
     NsOption,
-    PrincipalOption,
     cli_errors,
     console,
-    out,
+    emit_json,
+    say,
 )
+from mragent.cli.identity import PrincipalOption, writer
 from mragent.cli.memory import audit_log
 from mragent.core.corpus import validate_namespace
 from mragent.core.embedding import DEFAULT_SPEC, embedder_from_spec
 from mragent.core.store import open_store
-from mragent.memory.principal import parse_principal
 
 EmbedderOption = Annotated[
     str,
@@ -46,6 +48,7 @@ def reembed_command(
     db: DbOption = None,
     audit: AuditLogOption = None,
     batch_size: BatchSizeOption = BATCH_SIZE,
+    as_json: JsonOption = False,
 ) -> None:
     """Re-embed every cue of a namespace (every scope) and restamp it.
 
@@ -54,7 +57,7 @@ def reembed_command(
     by running the same command again.
     """
     with cli_errors():
-        who = parse_principal(principal)
+        who = writer(principal)
         validate_namespace(ns)
         target = embedder_from_spec(embedder)
         with open_store(db) as store, Progress(transient=True, console=console) as progress:
@@ -82,23 +85,20 @@ def reembed_command(
                     soft_wrap=True,
                 )
                 raise typer.Exit(code=130) from None
-        _print_report(report, target.identity.dimension)
+        if as_json:
+            emit_json(asdict(report))
+        else:
+            _print_report(report, target.identity.dimension)
 
 
 def _print_report(report: ReembedReport, dimension: int) -> None:
     ns = report.namespace
     if not report.changed:
-        out.print(
-            f"namespace {ns!r} already uses {report.after}; nothing to re-embed",
-            highlight=False,
-            soft_wrap=True,
-        )
+        say(f"namespace {ns!r} already uses {report.after}; nothing to re-embed")
         return
     how = "resumed and finished" if report.resumed else "re-embedded"
     index = f"; rebuilt the vector index for dimension {dimension}" if report.index_rebuilt else ""
-    out.print(
+    say(
         f"{how} {report.cues} of {report.total} cues of {ns!r} from {report.before} "
-        f"to {report.after} in {report.batches} batch(es){index}",
-        highlight=False,
-        soft_wrap=True,
+        f"to {report.after} in {report.batches} batch(es){index}"
     )
