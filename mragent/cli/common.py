@@ -28,8 +28,9 @@ from mragent.core.store.base import GraphStore
 from mragent.core.view import DEFAULT_SCOPE, ReadView
 from mragent.memory.records import parse_time
 
-console = Console(stderr=True)
-out = Console()
+# No emoji codes: a memory text with ":thumbs_up:" in it is printed as it is.
+console = Console(stderr=True, emoji=False)
+out = Console(emoji=False)
 
 DbOption = Annotated[
     str | None,

@@ -56,8 +56,8 @@ def open_memory(
         credentials, no principal named), a :class:`MemorySession` otherwise.
 
     Raises:
-        AccessDenied: a failed authentication, a claim other than the proven
-            principal, default scopes beyond its grants.
+        AccessDenied: a failed authentication or a claim other than the proven
+            principal (each read and write checks the grants of its scopes).
         ConfigError: a malformed namespace, scope, principal or genome.
     """
     validate_namespace(ns)
@@ -67,8 +67,6 @@ def open_memory(
     )  # fmt: skip
     chosen = genome if isinstance(genome, Genome) else load_genome(genome)
     coder = embedder_from_spec(embedder, "embedder=") if isinstance(embedder, str) else embedder
-    if who is not None:
-        who.check_read(read_scopes or (scope,))
     # Without credentials and a named principal, the caller is the implicit local
     # human: it reads everything and sees the review queue; a write still needs a name.
     kind = ReviewSession if who is None or who.is_human else MemorySession

@@ -38,6 +38,7 @@ INSTRUCTIONS = (
     "reads it by default (include_pending reads it sooner)."
 )
 MCP_PATH = "/mcp"
+LOG = "WARNING"  # stderr only; a refused call is the agent's answer, not a server event
 
 
 @dataclass(frozen=True)
@@ -92,7 +93,7 @@ def stdio_server(options: ServeOptions, principal: str | None) -> tuple[MCPServe
             "($MRAGENT_TOKEN or $MRAGENT_TOKEN_FILE)"
         )
     callers = Callers(session)
-    server = MCPServer("mragent", instructions=INSTRUCTIONS, version=__version__)
+    server = MCPServer("mragent", instructions=INSTRUCTIONS, version=__version__, log_level=LOG)
     register(server, callers)
     return server, callers
 
@@ -114,6 +115,7 @@ def http_server(options: ServeOptions, host: str, port: int) -> tuple[MCPServer,
         "mragent",
         instructions=INSTRUCTIONS,
         version=__version__,
+        log_level=LOG,
         token_verifier=CredentialsVerifier(path),
         auth=AuthSettings(
             # The tokens are this server's own (the credentials file), not an OAuth
