@@ -22,9 +22,10 @@ QUESTION = "Where is the build server?"
 
 
 def test_the_readme_example_runs(falkordb_url: str, ns_name: str) -> None:
-    with open_memory(ns_name, principal="human:ana", db=falkordb_url) as memory:
-        memory.remember(FACT)
-        assert memory.recall(QUESTION).answer == "Oslo"
+    with open_memory(ns_name, principal="agent:scout", db=falkordb_url) as memory:
+        memory.remember("The build server is in Oslo.")
+        found = memory.recall("Where is the build server?", include_pending=True)
+    assert found.answer == "Oslo"
 
 
 def test_results_are_typed_with_ids_scores_trust_and_provenance(

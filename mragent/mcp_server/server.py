@@ -150,6 +150,11 @@ def serve(
         return
     server, callers = http_server(options, host, port)
     try:
-        server.run(transport="streamable-http", host=host, port=port, streamable_http_path=MCP_PATH)
+        # One JSON response per request instead of an SSE stream: the tools send no
+        # progress events, and it halves the per-call overhead (benchmarks/mcp_bench.py).
+        server.run(
+            transport="streamable-http", host=host, port=port, streamable_http_path=MCP_PATH,
+            json_response=True,
+        )  # fmt: skip
     finally:
         callers.close()
