@@ -14,6 +14,7 @@ from mragent import MemorySession, Recall, ReviewSession, Written, open_memory, 
 from mragent.core.errors import AccessDenied, ConfigError, WriteRefused
 from mragent.core.store import open_store
 from mragent.core.store.base import GraphStore
+from mragent.facade.session import KEPT_READERS
 from mragent.memory.credentials import editing, os_user
 from mragent.memory.principal import Principal
 
@@ -118,3 +119,19 @@ def ns_name(falkordb_url: str) -> Iterator[str]:
     yield name
     with open_store(falkordb_url) as opened:
         opened.run("delete_namespace", {"ns": name})
+
+
+def test_an_empty_namespace_answers_nothing(store: GraphStore, ns: str) -> None:
+    memory = open_memory(ns, principal="agent:scout", store=store)
+    found = memory.recall(QUESTION)
+    assert found.abstained and found.answer is None and found.context == []
+    memory.remember(FACT)
+    assert memory.recall(QUESTION, include_pending=True).answer == "Oslo"
+
+
+def test_readers_of_past_views_are_not_kept_without_bound(store: GraphStore, ns: str) -> None:
+    memory = open_memory(ns, principal="human:ana", store=store)
+    written = memory.remember(FACT)
+    for step in range(10):
+        memory.recall(QUESTION, as_of=memory.get(written.id).recorded_at + step)
+    assert len(memory._readers) == KEPT_READERS

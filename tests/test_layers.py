@@ -53,9 +53,10 @@ def _imported(module: str, is_package: bool, tree: ast.AST) -> Iterator[tuple[in
             else:
                 target = node.module or ""
             if target == "mragent":
-                # `from mragent import memory`: the names are the subpackages.
+                # `from mragent import memory` names a subpackage; any other name
+                # (`open_memory`, `__version__`) is the facade the package re-exports.
                 for alias in node.names:
-                    yield node.lineno, f"mragent.{alias.name}"
+                    yield node.lineno, f"mragent.{alias.name}" if alias.name in LAYERS else target
             else:
                 yield node.lineno, target
 

@@ -34,15 +34,16 @@ class FreshReader:
         self._anchor: Anchor | None = None
         self.rebuilds = 0
 
-    def current(self) -> Memory:
-        """The reader, as of the namespace's last completed write."""
-        anchor = self._read_anchor()
+    def current(self) -> Memory | None:
+        """The reader, as of the namespace's last completed write; None while the
+        namespace holds nothing (it has never been written)."""
+        rows = self._store.run("get_space", {"ns": self._ns})
+        if not rows:
+            self._memory = self._anchor = None
+            return None
+        anchor = (rows[0]["audit_seq"], rows[0]["audit_head"])
         if self._memory is None or anchor != self._anchor:
             self._memory = self._build()
             self._anchor = anchor
             self.rebuilds += 1
         return self._memory
-
-    def _read_anchor(self) -> Anchor:
-        rows = self._store.run("get_space", {"ns": self._ns})
-        return (rows[0]["audit_seq"], rows[0]["audit_head"]) if rows else (None, None)

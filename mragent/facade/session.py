@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 from mragent.apps.explain import build_trace
 from mragent.apps.explain_json import trace_json
 from mragent.core.embedding import Embedder, default_embedder
-from mragent.core.errors import ConfigError
+from mragent.core.errors import ConfigError, MragentError
 from mragent.core.genome import Genome, load_genome
 from mragent.core.store.base import GraphStore
 from mragent.core.view import DEFAULT_SCOPE, ReadView, validate_scope
@@ -35,6 +35,7 @@ from mragent.memory.writer import Memories
 
 ViewKey = tuple[tuple[str, ...], bool, float | None]
 _Session = TypeVar("_Session", bound="MemorySession")
+KEPT_READERS = 4
 
 
 class MemorySession:
@@ -135,7 +136,11 @@ class MemorySession:
         default), with the memories handed to synthesis and their provenance."""
         view = self._view(scopes, include_pending, as_of)
         with self._lock:
-            rec = self._reader(view).reconstruct(question, self._genome(genome))
+            reader = self._reader(view)
+            if reader is None:  # nothing was ever remembered here: nothing to answer from
+                return Recall(question=question, answer=None, abstained=True, sentence="",
+                              context=[], timings_ms={})  # fmt: skip
+            rec = reader.reconstruct(question, self._genome(genome))
             return _recall(rec, self._provenance(rec, view), as_of)
 
     def explain(
@@ -151,7 +156,10 @@ class MemorySession:
         timings, as one JSON document."""
         view = self._view(scopes, include_pending, as_of)
         with self._lock:
-            return trace_json(build_trace(self._reader(view), question, self._genome(genome)))
+            reader = self._reader(view)
+            if reader is None:
+                raise MragentError(f"namespace {self.ns!r} holds no memories yet")
+            return trace_json(build_trace(reader, question, self._genome(genome)))
 
     def get(self, memory_id: str, *, scope: str | None = None) -> MemoryRecord:
         """One stored version by id, tombstones included."""
@@ -206,14 +214,19 @@ class MemorySession:
             return self.genome
         return genome if isinstance(genome, Genome) else load_genome(genome)
 
-    def _reader(self, view: ReadView) -> Memory:
+    def _reader(self, view: ReadView) -> Memory | None:
+        """The reader of ``view``; the last few views' readers are kept (each holds a
+        snapshot of the namespace, so an agent asking at many --as-of times must not
+        keep one per time)."""
         key = (view.scopes, view.include_pending, view.as_of)
-        fresh = self._readers.get(key)
+        fresh = self._readers.pop(key, None)
         if fresh is None:
             fresh = FreshReader(
                 self.store, self.ns, lambda: Memory(self.store, self.ns, self.embedder, view=view)
             )
-            self._readers[key] = fresh
+        self._readers[key] = fresh  # most recently used last
+        while len(self._readers) > KEPT_READERS:
+            self._readers.pop(next(iter(self._readers)))
         return fresh.current()
 
     def _provenance(self, rec: Reconstruction, view: ReadView) -> dict[str, MemoryRecord]:

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import MCPServer
@@ -38,7 +39,8 @@ INSTRUCTIONS = (
     "reads it by default (include_pending reads it sooner)."
 )
 MCP_PATH = "/mcp"
-LOG = "WARNING"  # stderr only; a refused call is the agent's answer, not a server event
+# Logs go to stderr only; a refused call is the agent's answer, not a server event.
+LOG: Literal["WARNING"] = "WARNING"
 
 
 @dataclass(frozen=True)
