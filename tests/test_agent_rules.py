@@ -15,6 +15,11 @@ from pathlib import Path
 
 import pytest
 
+from mragent.apps.migrate import migrate_namespace
+from mragent.apps.reembed import reembed
+from mragent.apps.transfer import export_memories
+from mragent.apps.transfer_import import import_memories
+from mragent.core.embedding import HashingEmbedder
 from mragent.core.errors import AccessDenied, WriteRefused
 from mragent.core.genome import PRESETS
 from mragent.core.store.base import GraphStore
@@ -209,3 +214,28 @@ def test_grants_bound_what_a_principal_reads_and_writes(
         scout.check_read(["shared", "hr"])
     scout.check_read(["shared"])
     assert [v.id for v in memories.history(note.id, "notes", principal=ANA)] == [note.id]
+
+
+def test_import_migrate_and_reembed_are_not_for_agents_and_import_keeps_to_the_grants(
+    memories: Memories, store: GraphStore, ns: str, audit_log_path: Path, tmp_path: Path
+) -> None:
+    """Each of them writes trust states or every scope's cues, not one agent memory."""
+    memories.remember(FACT, principal=ANA)
+    file = tmp_path / "memories.json"
+    export_memories(store, ns, file, scopes=["shared"])
+    audit = AuditLog(audit_log_path)
+    before = _log_lines(audit_log_path)
+    with pytest.raises(WriteRefused, match="not agent:scout"):
+        import_memories(store, ns, file, principal=SCOUT, audit=audit)
+    with pytest.raises(WriteRefused, match="not agent:scout"):
+        migrate_namespace(store, ns, principal=SCOUT, audit=audit)
+    with pytest.raises(WriteRefused, match="not agent:scout"):
+        reembed(store, ns, HashingEmbedder(dimension=64), principal=SCOUT, audit=audit)
+    bob = Principal("human", "bob", read=frozenset({"shared"}), write=frozenset({"notes"}))
+    with pytest.raises(AccessDenied, match="may not write scope 'shared'"):
+        import_memories(store, ns, file, principal=bob, audit=audit, mode="replace",
+                        confirm_replace=True)  # fmt: skip
+    assert _log_lines(audit_log_path) == before
+    assert "Brandt" in _answer_context(store, ns)  # replace deleted nothing
+    # The control: a human granted the scope imports (every version is already there).
+    assert import_memories(store, ns, file, principal=ANA, audit=audit).skipped == 1

@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass
 
 from mragent.core.corpus import validate_namespace
-from mragent.core.errors import MragentError
+from mragent.core.errors import MragentError, WriteRefused
 from mragent.core.store.base import GraphStore
 from mragent.core.view import DEFAULT_SCOPE, validate_scope
 from mragent.memory.audit import AuditLog
@@ -50,9 +50,17 @@ def migrate_namespace(
 
     Raises:
         MragentError: when the namespace holds no memories.
+        WriteRefused: for an agent (the migration vouches for what it finds).
+        AccessDenied: for a scope outside the principal's write grants.
     """
     validate_namespace(ns)
     validate_scope(scope)
+    if principal.is_agent:
+        raise WriteRefused(
+            f"migrate vouches for the legacy contents as accepted memories; it needs a "
+            f"human or system principal, not {principal}"
+        )
+    principal.check_write(scope)
     rows = store.run("get_space", {"ns": ns})
     if not rows:
         raise MragentError(f"namespace {ns!r} holds no memories: nothing to migrate")

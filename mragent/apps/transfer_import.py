@@ -133,9 +133,12 @@ def import_memories(
             the namespace's stamp; both are named.
         WriteRefused: an agent principal, or a key the namespace holds under
             another id.
+        AccessDenied: a scope of the file outside the principal's write grants.
     """
     _check_request(ns, mode, confirm_replace, principal)
     data = read_memories_file(path)
+    for scope in data.scopes:
+        principal.check_write(scope)
     embedder, stamp = _target_embedder(store, ns, data, embedder)
     plan = _plan(store, ns, data, mode, embedder, extractor or RuleExtractor(), principal)
     if not plan.to_write and (mode == "merge" or stamp is None):
