@@ -2,7 +2,7 @@
 concurrent remembers through MCP.
 
 Usage:
-    python benchmarks/mcp_bench.py [--db URL] [--rounds 5]
+    python benchmarks/mcp_bench.py [--db URL] [--rounds 5] [--cli-every 5]
         [--musique ../shared/datasets/musique_100.json
          --pool ../shared/datasets/musique_100_corpus.json] [--out mcp.json]
 
@@ -11,8 +11,11 @@ Usage:
    in-process, the real ``mragent mcp`` server over stdio and over streamable HTTP
    (both with the SDK's client, as an agent holding a token). The paths are
    interleaved question by question, in a rotating order, so machine noise hits
-   all three alike; p50/p95 are per path, and the overhead is MCP p50 minus
-   in-process p50.
+   all three alike; p50/p95 are per path, the overhead is MCP p50 minus
+   in-process p50, and the ratio is MCP p50 over in-process p50. In the first
+   round every ``--cli-every``-th question is also asked through the command
+   line (``mragent recall --json``, one process per question, as an agent
+   without MCP would), in the same rotation.
 2. Concurrency: 8 MCP clients remember 50 distinct texts each into one fresh
    namespace at once, over HTTP (one server) and over stdio (8 servers, so 8
    processes share the audit log). Afterwards every text must be stored exactly
@@ -117,7 +120,24 @@ async def _mcp_recall(client: Client, question: str) -> float:
     return elapsed
 
 
-async def latency(ns: str, questions: list[str], db: str, token: str, rounds: int) -> dict:
+def _cli_recall(ns: str, question: str, db: str, token: str) -> float:
+    """One ``mragent recall --json`` process (the token in its environment, never argv)."""
+    env = {**os.environ, "MRAGENT_TOKEN": token}
+    start = time.perf_counter()
+    done = subprocess.run(
+        [*ENTRY, "recall", question, "--ns", ns, "--db", db, "--json"],
+        env=env, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    elapsed = (time.perf_counter() - start) * 1000
+    if done.returncode != 0:
+        raise SystemExit(f"recall failed on the command line: {done.stderr.strip()}")
+    json.loads(done.stdout)
+    return elapsed
+
+
+async def latency(
+    ns: str, questions: list[str], db: str, token: str, rounds: int, cli_every: int
+) -> dict:
     """p50/p95 of warm recall per path, interleaved question by question."""
     server = HttpServer(ns, db)
     try:
@@ -135,13 +155,16 @@ async def latency(ns: str, questions: list[str], db: str, token: str, rounds: in
                 in_process(question)
                 await _mcp_recall(via_http, question)
                 await _mcp_recall(via_stdio, question)
-            times: dict[str, list[float]] = {"in-process": [], "stdio": [], "http": []}
-            order = list(times)
+            times: dict[str, list[float]] = {"in-process": [], "stdio": [], "http": [], "cli": []}
             for r in range(rounds):
                 for i, question in enumerate(questions):
-                    for path in order[(r + i) % 3 :] + order[: (r + i) % 3]:
+                    order = list(times) if r == 0 and i % cli_every == 0 else list(times)[:3]
+                    turn = (r + i) % len(order)
+                    for path in order[turn:] + order[:turn]:
                         if path == "in-process":
                             times[path].append(in_process(question))
+                        elif path == "cli":
+                            times[path].append(_cli_recall(ns, question, db, token))
                         else:
                             client = via_http if path == "http" else via_stdio
                             times[path].append(await _mcp_recall(client, question))
@@ -153,8 +176,9 @@ async def latency(ns: str, questions: list[str], db: str, token: str, rounds: in
         for path, v in times.items()
     }  # fmt: skip
     base = summary["in-process"]["p50_ms"]
-    for path in ("stdio", "http"):
+    for path in ("stdio", "http", "cli"):
         summary[path]["overhead_p50_ms"] = summary[path]["p50_ms"] - base
+        summary[path]["ratio_p50"] = summary[path]["p50_ms"] / base
     return summary
 
 
@@ -240,7 +264,9 @@ async def run(args: argparse.Namespace, token: str, db: str) -> dict[str, Any]:
         with open_store(db) as store:
             ensure_ingested(store, data, ns)
         questions = [q.question for q in data.questions]
-        results["latency"][label] = await latency(ns, questions, db, token, args.rounds)
+        results["latency"][label] = await latency(
+            ns, questions, db, token, args.rounds, args.cli_every
+        )
         print(label, json.dumps(results["latency"][label], indent=1), flush=True)
     for transport in ("http", "stdio"):
         results["concurrency"][transport] = await concurrency(
@@ -254,6 +280,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--db", help="Database URL (default: an embedded FalkorDB).")
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument(
+        "--cli-every", type=int, default=5, help="Ask every Nth question via the CLI too."
+    )
     parser.add_argument("--musique", help="MuSiQue questions file (musique_100.json).")
     parser.add_argument("--pool", help="Its pooled corpus (musique_100_corpus.json).")
     parser.add_argument("--out", type=Path, help="Write the figures here as JSON.")
