@@ -131,8 +131,13 @@ def test_stdio_round_trip(db_url: str, ns: str, token: str, audit_log_path: Path
     assert actions == ["remember", "forget"]
 
 
-def test_stdio_refuses_a_human_and_a_wrong_token(ns: str, db_url: str, token: str) -> None:
-    for extra, needle in (({}, "serves agents"), ({"MRAGENT_TOKEN": "mrg_x"}, "no principal")):
+def test_stdio_refuses_a_human_a_wrong_token_and_a_false_claim(ns: str, db_url: str, token: str) -> None:
+    refusals = (
+        ({}, "serves agents"),  # the OS user's human, on the agent's pipe
+        ({"MRAGENT_TOKEN": "mrg_x"}, "no principal"),
+        ({"MRAGENT_TOKEN": token, "MRAGENT_PRINCIPAL": "human:ana"}, "not the authenticated"),
+    )
+    for extra, needle in refusals:
         done = subprocess.run(
             [sys.executable, *ENTRY, "mcp", "--ns", ns, "--db", db_url],
             env=_env(**extra), input="", capture_output=True, text=True, timeout=120,
