@@ -325,7 +325,7 @@ def falkor(tmp_path_factory: pytest.TempPathFactory) -> Iterator[GraphStore]:
     """A FalkorDB server of this module's own, in a temporary MRAGENT_HOME."""
     home = tmp_path_factory.mktemp("evolve-home")
     server = embedded.ensure_running(home)
-    store = FalkorStore("127.0.0.1", server.port)
+    store = FalkorStore("127.0.0.1", server.port, password=server.password)
     try:
         yield store
     finally:
