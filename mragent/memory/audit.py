@@ -114,19 +114,52 @@ class AuditLog:
 
     @contextmanager
     def _locked(self) -> Iterator[None]:
+        """The log's exclusive lock for one entry (taken already under :meth:`exclusive`)."""
         key = str(self.path.resolve())
         held: set[str] = getattr(_held, "paths", set())
         if key in held:
             raise AuditError(self.path, None, "nested audit entry on the same log (would deadlock)")
+        _held.paths = held | {key}
+        try:
+            if key in getattr(_held, "exclusive", set()):
+                yield
+            else:
+                with self._flock():
+                    yield
+        finally:
+            _held.paths = getattr(_held, "paths", set()) - {key}
+
+    @contextmanager
+    def _flock(self) -> Iterator[None]:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        with open(self.lock_path, "a") as lock:
+        fd = os.open(self.lock_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        with os.fdopen(fd, "a") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
-            _held.paths = held | {key}
             try:
                 yield
             finally:
-                _held.paths = getattr(_held, "paths", set()) - {key}
                 fcntl.flock(lock, fcntl.LOCK_UN)
+
+    @contextmanager
+    def exclusive(self) -> Iterator[None]:
+        """Hold the log's lock across a check and the write it decides.
+
+        Inside the block, one :meth:`entry` at a time may run without taking the
+        lock again. A writer that must check the database before it writes
+        (identical text already remembered, text forgotten since) checks inside
+        this block, so no other process can write in between: two processes
+        remembering the same text make one memory.
+        """
+        key = str(self.path.resolve())
+        exclusive: set[str] = getattr(_held, "exclusive", set())
+        if key in exclusive or key in getattr(_held, "paths", set()):
+            raise AuditError(self.path, None, "nested audit lock on the same log (would deadlock)")
+        with self._flock():
+            _held.exclusive = exclusive | {key}
+            try:
+                yield
+            finally:
+                _held.exclusive = getattr(_held, "exclusive", set()) - {key}
 
     def _head_locked(self) -> tuple[int, str]:
         """(seq, hash) of the last record, (0, GENESIS) when empty; caller holds the lock.
