@@ -344,7 +344,7 @@ def _run(store: GraphStore, corpus: Path, out: Path, **overrides: Any) -> Evolve
     options = dict(
         corpus_path=corpus,
         ns="evolve-test",
-        worker_url=store.url,
+        worker_url=store.secret_url,
         generations=3,
         population=6,
         seed=11,
@@ -464,7 +464,8 @@ def test_cli_exit_codes(falkor: GraphStore, corpus_path: Path, tmp_path: Path) -
     from mragent.cli.app import app
 
     runner = CliRunner()
-    args = ["evolve", "--corpus", str(corpus_path), "--db", falkor.url, "--ns", "evolve-test"]
+    url = falkor.secret_url
+    args = ["evolve", "--corpus", str(corpus_path), "--db", url, "--ns", "evolve-test"]
     out = tmp_path / "cli"
     result = runner.invoke(
         app, [*args, "--out", str(out), "--generations", "0", "--population", "4"]

@@ -142,9 +142,7 @@ def test_a_merge_that_stopped_before_the_tags_links_them_on_the_next_run(
         assert namespace_stats(store, other_ns)[kind] == namespace_stats(store, ns)[kind], kind
 
 
-def test_falkordb_refuses_a_second_statement_in_a_transaction(
-    store: GraphStore, ns: str
-) -> None:
+def test_falkordb_refuses_a_second_statement_in_a_transaction(store: GraphStore, ns: str) -> None:
     if store.capabilities.transactions:
         with store.transaction() as tx:
             tx.run("get_space", {"ns": ns})

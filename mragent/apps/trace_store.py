@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from mragent.apps.explain import Fate, Trace, checked_id
@@ -28,7 +28,7 @@ TRACE_CAP = 100
 
 def _now() -> str:
     # Fixed width (always microseconds) so the text sorts as the time does.
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 def _visits(trace: Trace) -> list[dict[str, Any]]:

@@ -31,7 +31,7 @@ import os
 import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -209,7 +209,7 @@ class AuditLog:
             **fields,
             "seq": seq + 1,
             "prev": prev,
-            "time": datetime.now(timezone.utc).isoformat(timespec="microseconds"),
+            "time": datetime.now(UTC).isoformat(timespec="microseconds"),
         }
         record = AuditRecord(**body, hash=record_hash(body))
         data = record.line()
@@ -301,10 +301,8 @@ class AuditLog:
         try:
             self._append_locked(abort)
         except Exception as audit_exc:
-            # Keep the caller's error; say why the abort is missing
-            # (add_note is Python 3.11+; on 3.10 the error alone propagates).
-            if hasattr(exc, "add_note"):
-                exc.add_note(f"audit: abort record for seq {record.seq} not written: {audit_exc}")
+            # Keep the caller's error; say why the abort is missing.
+            exc.add_note(f"audit: abort record for seq {record.seq} not written: {audit_exc}")
 
     def _check(self, fields: dict[str, Any]) -> None:
         if fields["action"] not in ACTIONS or fields["action"] == "abort":

@@ -68,6 +68,13 @@ class GraphStore(abc.ABC):
     capabilities: Capabilities
     url: str
 
+    @property
+    def secret_url(self) -> str:
+        """The URL another process opens to reach this store, with the credentials it
+        carries (the embedded FalkorDB's password); for worker processes, never to
+        print. Bolt stores take theirs from the environment, so it is :attr:`url`."""
+        return self.url
+
     def template(self, name: str) -> QueryTemplate:
         """The query template for ``name`` in this store's dialect."""
         return get_query(name, self.capabilities.engine)

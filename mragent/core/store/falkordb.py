@@ -6,6 +6,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from typing import Any
+from urllib.parse import quote
 
 import redis.exceptions
 from falkordb import FalkorDB
@@ -56,6 +57,7 @@ class FalkorStore(GraphStore):
         self, host: str, port: int, graph: str = GRAPH_NAME, password: str | None = None
     ) -> None:
         self.url = f"falkordb://{host}:{port}"
+        self._secret = f"falkordb://:{quote(password, safe='')}@{host}:{port}" if password else ""
         try:
             self._db = FalkorDB(
                 host=host,
@@ -84,6 +86,10 @@ class FalkorStore(GraphStore):
             version=version,
             transactions=False,
         )
+
+    @property
+    def secret_url(self) -> str:
+        return self._secret or self.url
 
     def _execute(self, name: str, text: str, params: dict[str, Any]) -> Rows:
         try:
