@@ -219,9 +219,9 @@ def _apply(
     deleted = 0
     with audited(store, audit, ns, principal, "import", target, None, data.digest, detail):
         if mode == "replace":
-            deleted = write_replace(store, ns, list(data.scopes), plan)
+            deleted = write_replace(store, ns, list(data.scopes), plan, audit.seal)
         else:
-            write_merge(store, ns, plan)
+            write_merge(store, ns, plan, audit.seal)
         store.run("rank_links", {"ns": ns})
         store.run("rank_references", {"ns": ns})
     return ImportReport(

@@ -28,6 +28,7 @@ from typing import Any
 from mragent.apps.transfer import pages
 from mragent.core.errors import MragentError, QueryError
 from mragent.core.store.base import GraphStore, Rows
+from mragent.memory.ingest import Sealer
 from mragent.memory.records import MemoryRecord
 
 Run = Callable[[str, dict[str, Any]], Rows]
@@ -63,8 +64,13 @@ def staging_namespace(ns: str) -> str:
     return f"~import~{ns}"
 
 
-def write_replace(store: GraphStore, ns: str, scopes: list[str], plan: Plan) -> int:
+def write_replace(
+    store: GraphStore, ns: str, scopes: list[str], plan: Plan, seal: Sealer
+) -> int:
     """Stage the plan, then swap it in with one statement; return the nodes deleted.
+
+    Args:
+        seal: Seals each version for ``ns`` (where it ends up, not the staging).
 
     Raises:
         MragentError: from the database; the target namespace is unchanged.
@@ -72,7 +78,7 @@ def write_replace(store: GraphStore, ns: str, scopes: list[str], plan: Plan) -> 
     staging = staging_namespace(ns)
     store.run("delete_namespace", {"ns": staging})
     try:
-        _write_plan(lambda name, params: store.run(name, params), staging, plan)
+        _write_plan(lambda name, params: store.run(name, params), staging, plan, _for(ns, seal))
     except BaseException:
         with suppress(MragentError):
             store.run("delete_namespace", {"ns": staging})
@@ -81,16 +87,21 @@ def write_replace(store: GraphStore, ns: str, scopes: list[str], plan: Plan) -> 
     return int(rows[0]["deleted"]) if rows else 0
 
 
-def write_merge(store: GraphStore, ns: str, plan: Plan) -> None:
+def write_merge(store: GraphStore, ns: str, plan: Plan, seal: Sealer) -> None:
     """Write the plan into ``ns`` beside what it holds (see the module docstring)."""
     if store.capabilities.transactions:
         with store.transaction() as tx:
-            _write_plan(lambda name, params: tx.run(name, params), ns, plan)
+            _write_plan(lambda name, params: tx.run(name, params), ns, plan, _for(ns, seal))
     else:
-        _write_plan(lambda name, params: store.run(name, params), ns, plan)
+        _write_plan(lambda name, params: store.run(name, params), ns, plan, _for(ns, seal))
 
 
-def _write_plan(run: Run, ns: str, plan: Plan) -> None:
+def _for(ns: str, seal: Sealer) -> Sealer:
+    """``seal`` for versions that end up in ``ns`` whatever namespace they are written to."""
+    return lambda _written_to, scope, content: seal(ns, scope, content)
+
+
+def _write_plan(run: Run, ns: str, plan: Plan, seal: Sealer) -> None:
     """Versions whole first, then their tags and cues, then the edges between them."""
     by_scope: dict[str, list[MemoryRecord]] = defaultdict(list)
     for record in plan.to_write:
@@ -100,10 +111,11 @@ def _write_plan(run: Run, ns: str, plan: Plan) -> None:
             rows = [record.to_json() for record in page]
             for row in rows:  # edges go through memory_restore_edges
                 del row["supersedes"], row["depends_on"]
+                row["seal"] = seal(ns, scope, row)
             run("memory_restore", {"ns": ns, "scope": scope, "records": rows})
     for scope, batches in plan.batches.items():
         for batch in batches:
-            run("ingest_batch", batch.params(ns, scope))
+            run("ingest_batch", batch.params(ns, scope, seal))
     for scope, edges in plan.edges.items():
         for page in pages(edges):
             rows = run("memory_restore_edges", {"ns": ns, "scope": scope, "edges": page})

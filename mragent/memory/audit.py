@@ -45,7 +45,9 @@ from mragent.memory.audit_records import (
     AuditReport,
     canonical_json,
     parse_line,
+    read_key,
     record_hash,
+    seal_of,
     verify,
 )
 
@@ -111,6 +113,23 @@ class AuditLog:
     def __init__(self, path: Path | None = None) -> None:
         self.path = Path(path) if path is not None else default_audit_path()
         self.lock_path = self.path.with_name(self.path.name + ".lock")
+        self._key: bytes | None = None
+
+    def key(self) -> bytes:
+        """The log's secret key, made at first use (see :func:`read_key`)."""
+        if self._key is None:
+            self._key = read_key(self.path, create=True)
+        return self._key
+
+    def seal(self, ns: str, scope: str, content: Mapping[str, Any]) -> str:
+        """A memory version's seal: an HMAC, with the log's key, over what never
+        changes once written (namespace, scope, id, key, text hash, principal,
+        lineage, record time) and the trust state it is written in.
+
+        Written with the version, it lets ``audit verify`` tell a version this
+        mragent wrote from one edited or made in the database.
+        """
+        return seal_of(self.key(), ns, scope, content)
 
     @contextmanager
     def _locked(self) -> Iterator[None]:
@@ -177,8 +196,9 @@ class AuditLog:
         if not lines:
             return 0, GENESIS
         records: list[AuditRecord] = []
+        key = self.key()
         for offset, raw in enumerate(lines):
-            record, reason = parse_line(raw)
+            record, reason = parse_line(raw, key)
             if reason is not None:
                 line = _count_lines(self.path) - (len(lines) - 1 - offset)
                 raise AuditError(
@@ -211,10 +231,10 @@ class AuditLog:
             "prev": prev,
             "time": datetime.now(UTC).isoformat(timespec="microseconds"),
         }
-        record = AuditRecord(**body, hash=record_hash(body))
+        record = AuditRecord(**body, hash=record_hash(body, self.key()))
         data = record.line()
         created = not self.path.exists()
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         try:
             written = 0
             while written < len(data):

@@ -45,6 +45,7 @@ from mragent.memory.space import STORE_SCHEMA, check_space
 __all__ = ["text_hash"]  # re-exported: the one text hash every module uses
 
 BATCH_SIZE = 500
+Sealer = Callable[[str, str, dict[str, Any]], str]
 # Bumped whenever ingest writes a different graph for the same input.
 GRAPH_LAYOUT = "5"
 PRIMARY_REF = 1.0
@@ -80,11 +81,14 @@ class GraphRecords:
     supersedes: list[dict[str, Any]] = field(default_factory=list)
     depends: list[dict[str, Any]] = field(default_factory=list)
 
-    def params(self, ns: str, scope: str) -> dict[str, Any]:
+    def params(self, ns: str, scope: str, seal: Sealer) -> dict[str, Any]:
+        """The ``ingest_batch`` parameters for ``ns``/``scope``, each content sealed
+        by ``seal`` (:meth:`~mragent.memory.audit.AuditLog.seal`)."""
+        contents = [{**content, "seal": seal(ns, scope, content)} for content in self.contents]
         return {
             "ns": ns,
             "scope": scope,
-            "contents": self.contents,
+            "contents": contents,
             "tags": self.tags,
             "cues": self.cues,
             "refs": self.refs,
@@ -318,7 +322,7 @@ def _ingest(store: GraphStore, source: CorpusSource, ns: str, opts: _Options) ->
         entry = (ns, opts.principal, "ingest", source.name, None, scan.digest, detail)
         with audited(store, opts.audit, *entry):
             for done, batch in enumerate(_built(source, stamp, embedder), start=1):
-                store.run("ingest_batch", batch.params(ns, opts.scope))
+                store.run("ingest_batch", batch.params(ns, opts.scope, opts.audit.seal))
                 if opts.progress:
                     opts.progress(done, total)
             store.run("rank_links", {"ns": ns})

@@ -290,7 +290,7 @@ class Memories(MemoryReview):
         ):
             # One statement (atomic on every engine), run outside an explicit
             # transaction so the store may retry it after a transient deadlock.
-            self.store.run("ingest_batch", batch.params(self.ns, scope))
+            self.store.run("ingest_batch", batch.params(self.ns, scope, self.audit.seal))
             self._rank(scope, [tag["name"] for tag in batch.tags], [c["text"] for c in batch.cues])
         return WriteResult(content.key, lineage, trust)
 
