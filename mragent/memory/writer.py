@@ -35,6 +35,7 @@ from mragent.memory.records import MemoryRecord
 from mragent.memory.review import MemoryReview
 
 MAX_DEPENDENCIES = 64
+TRACES_READ = 10_000  # more than any namespace keeps (traces are capped per namespace)
 
 
 @dataclass(frozen=True)
@@ -228,7 +229,10 @@ class Memories(MemoryReview):
     ) -> list[str]:
         """Forget a memory (if not yet) and erase the text of every version.
 
-        The tombstones keep their hash, so identical text stays refused.
+        The text, title, source and given tags and cues are erased, the traces
+        that name it deleted, and the engine's own copies dropped
+        (:meth:`~mragent.core.store.base.GraphStore.erase_residue`). The
+        tombstones keep their hash, so identical text stays refused.
 
         Returns:
             The ids of the versions purged.
@@ -239,10 +243,20 @@ class Memories(MemoryReview):
         if not record.forgotten:
             self.forget(memory_id, principal=principal, reason=reason, scope=scope)
         params = {"ns": self.ns, "scopes": [scope], "lineage": record.lineage}
+        texts = [v.text for v in self.history(memory_id, scope) if v.text is not None]
         with self._audited(
             principal, "purge", record.lineage, record.hash, None, {"reason": reason}
         ):
             rows = self.store.run("memory_purge", {**params, "at": self.clock()})
+            quoting = [
+                row["id"]
+                for row in self.store.run("trace_get", {"ns": self.ns, "limit": TRACES_READ})
+                if any(text in (row["question"] or "") for text in texts)
+            ]
+            trace_params = {"ns": self.ns, "lineage": record.lineage, "ids": quoting}
+            self.store.run("trace_purge", trace_params)
+        # After the audited write: the engine's own copies (query logs, old file contents).
+        self.store.erase_residue()
         return [row["id"] for row in rows]
 
     # -- internals -------------------------------------------------------------------

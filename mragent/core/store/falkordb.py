@@ -18,6 +18,7 @@ GRAPH_NAME = "mragent"
 
 
 PERSIST_TIMEOUT_S = 120.0
+TELEMETRY_LAG_S = 1.5
 
 
 class _StatementTransaction(Transaction):
@@ -127,8 +128,12 @@ class FalkorStore(GraphStore):
         operator's to clear.
         """
         command = self._db.connection.execute_command
+        telemetry = f"telemetry{{{self._graph_name}}}"
         with suppress(redis.exceptions.RedisError):
-            command("DEL", f"telemetry{{{self._graph_name}}}")
+            if command("DEL", telemetry):
+                # It is on: the last queries' entries are filed about a second late.
+                time.sleep(TELEMETRY_LAG_S)
+                command("DEL", telemetry)
         with suppress(redis.exceptions.RedisError):
             command("GRAPH.SLOWLOG", self._graph_name, "RESET")
         for start, busy in (
