@@ -16,7 +16,9 @@ import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
-from mragent.apps.explain import Fate, Trace, browser_cypher, build_trace, checked_id, render_trace
+from mragent.apps.browser_view import browser_cypher, checked_id
+from mragent.apps.explain import Fate, Trace, build_trace
+from mragent.apps.explain_screen import render_trace
 from mragent.apps.html_view import write_html
 from mragent.apps.trace_store import TRACE_CAP, list_traces, persist_trace, trace_paths
 from mragent.cli import app
@@ -175,7 +177,8 @@ def test_cli_explain(corpus_file: Path, falkordb_url: str, tmp_path: Path) -> No
             app, ["explain", QUESTION, *common, "--cypher", "--persist", "--html", str(page)]
         )
         assert both.exit_code == 0, both.output
-        assert both.stdout.startswith("// mragent explain: the ")
+        assert both.stdout.startswith("// mragent explain: ")
+        assert "// :config autoComplete: false" in both.stdout and "// :style node" in both.stdout
         assert "UNION" in both.stdout and "entry cues" not in both.stdout
         assert "entry cues" in both.stderr and "persisted trace" in both.stderr
         assert page.exists() and "vis.Network" in page.read_text()
