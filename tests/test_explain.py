@@ -17,6 +17,7 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from mragent.apps.browser_view import browser_cypher, checked_id
+from mragent.apps.datasets import dataset_namespace
 from mragent.apps.explain import Fate, Trace, build_trace
 from mragent.apps.explain_screen import render_trace
 from mragent.apps.html_view import write_html
@@ -249,3 +250,26 @@ def test_html_view_draws_paths_to_contents_the_trace_does_not_list(
     page = tmp_path / "partial.html"
     write_html(partial, page)
     assert trace.name(dropped) in page.read_text(encoding="utf-8")
+
+
+def test_cli_explain_reads_a_dataset_as_bench_does(falkordb_url: str) -> None:
+    data = Path(__file__).parent / "datasets_data"
+    args = ["--dataset", "hotpotqa", "--path", str(data / "hotpotqa_mini.json")]
+    args += ["--corpus", str(data / "hotpotqa_mini_corpus.json"), "--db", falkordb_url]
+    question = "Which band did the drummer of Glass Orchard later join?"
+    namespace = dataset_namespace(
+        "hotpotqa", data / "hotpotqa_mini.json", data / "hotpotqa_mini_corpus.json"
+    )
+    try:
+        shown = runner.invoke(app, ["explain", question, *args])
+        assert shown.exit_code == 0, shown.output
+        assert f"namespace {namespace!r}" in shown.stdout and "Glass Orchard" in shown.stdout
+        again = runner.invoke(app, ["explain", question, *args])
+        assert "ingested" not in again.output  # the namespace bench would read, reused
+    finally:
+        with open_store(falkordb_url) as store:
+            store.run("delete_namespace", {"ns": namespace})
+    missing = runner.invoke(
+        app, ["explain", question, "--dataset", "musique", "--db", falkordb_url]
+    )
+    assert missing.exit_code == 2 and "needs --path" in missing.output
