@@ -273,3 +273,23 @@ def test_cli_explain_reads_a_dataset_as_bench_does(falkordb_url: str) -> None:
         app, ["explain", question, "--dataset", "musique", "--db", falkordb_url]
     )
     assert missing.exit_code == 2 and "needs --path" in missing.output
+
+
+def test_a_future_as_of_reads_now_and_says_so(corpus_file: Path, falkordb_url: str) -> None:
+    common = ["--corpus", str(corpus_file), "--ns", "cli-as-of", "--db", falkordb_url]
+    try:
+        future = runner.invoke(app, ["explain", QUESTION, *common, "--as-of", "2999-01-01"])
+        now = runner.invoke(app, ["explain", QUESTION, *common])
+        past = runner.invoke(app, ["explain", QUESTION, *common, "--as-of", "2000-01-01"])
+    finally:
+        with open_store(falkordb_url) as store:
+            store.run("delete_namespace", {"ns": "cli-as-of"})
+    assert future.exit_code == now.exit_code == 0, future.output
+    assert "--as-of 2999-01-01 is later than now" in future.stderr
+
+    def answer(result: Any) -> str:
+        return next(line for line in result.stdout.splitlines() if line.startswith("answer:"))
+
+    assert answer(future) == answer(now) != answer(past)  # the future reads now; 2000 read nothing
+    assert "abstained" in answer(past)
+    assert "later than now" not in past.stderr and "later than now" not in now.stderr
