@@ -25,6 +25,7 @@ from mragent.core.genome import PRESETS
 from mragent.core.store.base import GraphStore
 from mragent.core.view import ReadView
 from mragent.memory.audit import AuditLog
+from mragent.memory.audit_check import verify_store
 from mragent.memory.principal import Principal
 from mragent.memory.reader import Memory
 from mragent.memory.writer import Memories
@@ -168,7 +169,7 @@ def test_an_agent_forgets_only_what_it_wrote(
 
 
 def test_a_human_reviews_an_agents_forget_and_can_restore_it(
-    memories: Memories, store: GraphStore, ns: str
+    memories: Memories, store: GraphStore, ns: str, audit_log_path: Path
 ) -> None:
     memories.set_trust(SCOUT, principal=ANA, trusted=True)
     mine = memories.remember(FACT, principal=SCOUT)
@@ -186,12 +187,16 @@ def test_a_human_reviews_an_agents_forget_and_can_restore_it(
     assert mine.id in {c.id for c in rec.candidates}  # reached by traversal: edges rebuilt
     assert "Tomas Brandt" in rec.context.text
     assert memories.agent_forgets() == []
+    # The log tells the restore from a trust review: the audit still verifies.
+    report = verify_store(store, AuditLog(audit_log_path), [ns])
+    assert report.ok and report.memories == 1, report.problems
 
     memories.forget(mine.id, principal=SCOUT, reason="retracting again")
     assert [row["id"] for row in memories.agent_forgets()] == [mine.id]  # a new forget
     memories.accept(mine.id, principal=BOB)  # confirmed
     assert memories.get(mine.id).forgotten and memories.agent_forgets() == []
     assert "Tomas Brandt" not in _answer_context(store, ns)
+    assert verify_store(store, AuditLog(audit_log_path), [ns]).ok
 
 
 # --- grants ------------------------------------------------------------------------

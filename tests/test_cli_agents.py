@@ -110,7 +110,7 @@ def test_every_command_prints_json_on_stdout(
         ["explain", "Where was the founder of Acme born?", "--ns", f"{ns}-chain", *db],
         ["migrate", *ana, *common],
         ["purge", second, "--reason", "test", *ana, *common],
-        ["audit", "verify", *db],
+        ["audit", "verify", "--ns", ns, *db],
         ["audit", "show"],
         ["genome", "list"],
         ["genome", "show", "fast"],
@@ -123,7 +123,7 @@ def test_every_command_prints_json_on_stdout(
     try:
         for args in commands:
             code, out, err = _cli(*args, "--json")
-            assert code == 0, (args, err)
+            assert code == 0, (args, err, out)
             json.loads(out)  # one JSON document, nothing else on stdout
     finally:
         with open_store(falkordb_url) as store:

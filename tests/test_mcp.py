@@ -131,7 +131,9 @@ def test_stdio_round_trip(db_url: str, ns: str, token: str, audit_log_path: Path
     assert actions == ["remember", "forget"]
 
 
-def test_stdio_refuses_a_human_a_wrong_token_and_a_false_claim(ns: str, db_url: str, token: str) -> None:
+def test_stdio_refuses_a_human_a_wrong_token_and_a_false_claim(
+    ns: str, db_url: str, token: str
+) -> None:
     refusals = (
         ({}, "serves agents"),  # the OS user's human, on the agent's pipe
         ({"MRAGENT_TOKEN": "mrg_x"}, "no principal"),

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
+from rich import box
 from rich.table import Table
 
 from mragent.cli.common import JsonOption, cli_errors, emit_json, out
@@ -15,25 +16,34 @@ app = typer.Typer(help="Show the ten genes, their ranges and the presets.", no_a
 
 @app.command("list")
 def list_genes(as_json: JsonOption = False) -> None:
-    """Table of every gene: stage, type, range, default."""
+    """The genes (stage, type, range, what each controls), then every preset's values.
+
+    Both tables fit 80 columns without cutting a value: long cells wrap, and the
+    presets are a table of their own, one column each. --json: both as one document.
+    """
+    values = {name: genome.to_json_dict() for name, genome in PRESETS.items()}
     if as_json:
-        emit_json(
-            [
-                {"gene": s.name, "stage": s.stage, "type": s.kind, "range": s.describe_range(),
-                 "default": s.default, "controls": s.doc}
-                for s in GENES
-            ]
-        )  # fmt: skip
+        rows = [
+            {"gene": s.name, "stage": s.stage, "type": s.kind, "range": s.describe_range(),
+             "default": s.default, "controls": s.doc}
+            for s in GENES
+        ]  # fmt: skip
+        emit_json({"genes": rows, "presets": values})
         return
-    table = Table()
-    table.add_column("gene", no_wrap=True)
-    for column in ("stage", "type", "range", "default", "controls"):
-        table.add_column(column)
+    genes = Table(title="genes", box=box.SIMPLE_HEAD)
+    genes.add_column("gene", no_wrap=True)
+    for column in ("stage", "type and range", "controls"):
+        genes.add_column(column, overflow="fold")
     for spec in GENES:
-        table.add_row(
-            spec.name, spec.stage, spec.kind, spec.describe_range(), str(spec.default), spec.doc
-        )
-    out.print(table)
+        genes.add_row(spec.name, spec.stage, f"{spec.kind} {spec.describe_range()}", spec.doc)
+    out.print(genes)
+    presets = Table(title="presets (mragent genome show NAME)", box=box.SIMPLE_HEAD)
+    presets.add_column("gene", no_wrap=True)
+    for name in PRESETS:
+        presets.add_column(name, overflow="fold")
+    for spec in GENES:
+        presets.add_row(spec.name, *(str(values[name][spec.name]) for name in PRESETS))
+    out.print(presets)
 
 
 @app.command()

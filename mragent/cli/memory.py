@@ -124,6 +124,9 @@ def correct_command(
     scope: ScopeOption = DEFAULT_SCOPE,
     valid_from: Annotated[str | None, typer.Option(help="New valid-from (ISO-8601).")] = None,
     valid_to: Annotated[str | None, typer.Option(help="New valid-to (ISO-8601).")] = None,
+    readmit: Annotated[
+        bool, typer.Option(help="Write text identical to a forgotten memory anyway.")
+    ] = False,
     db: DbOption = None,
     audit: AuditLogOption = None,
     as_json: JsonOption = False,
@@ -133,7 +136,9 @@ def correct_command(
     An agent's correction of an accepted memory waits for a human's review."""
     with cli_errors(), session(principal, ns, db, audit, write=True, scope=scope) as memory:
         start, end = _time(valid_from, "--valid-from"), _time(valid_to, "--valid-to")
-        result = memory.correct(memory_id, text, valid_from=start, valid_to=end)
+        result = memory.correct(
+            memory_id, text, valid_from=start, valid_to=end, readmit=readmit
+        )
         if as_json:
             emit_json(result.model_dump())
         elif result.awaits_review:

@@ -10,7 +10,7 @@ printed once (or written to a 0600 key file) and never stored.
 from __future__ import annotations
 
 import os
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated
 
@@ -132,7 +132,7 @@ def revoke_command(principal: PrincipalArgument, as_json: JsonOption = False) ->
 
 def _describe(entry: dict) -> dict:
     credential = f"OS user {entry['os_user']}" if entry.get("os_user") else "token"
-    created = datetime.fromtimestamp(entry["created_at"], timezone.utc).isoformat()
+    created = datetime.fromtimestamp(entry["created_at"], UTC).isoformat()
     return {
         "principal": entry["principal"],
         "credential": credential,

@@ -95,6 +95,9 @@ def import_command(
     yes: Annotated[
         bool, typer.Option("--yes", help="Confirm --mode replace (it deletes memories).")
     ] = False,
+    readmit: Annotated[
+        bool, typer.Option(help="Import memories whose text the namespace forgot, anyway.")
+    ] = False,
     principal: PrincipalOption = None,
     db: DbOption = None,
     audit: AuditLogOption = None,
@@ -113,6 +116,7 @@ def import_command(
                 audit=audit_log(audit),
                 mode=mode.value,
                 confirm_replace=yes,
+                readmit=readmit,
             )
         if as_json:
             emit_json(asdict(report))

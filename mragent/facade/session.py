@@ -102,6 +102,7 @@ class MemorySession:
         scope: str | None = None,
         valid_from: float | None = None,
         valid_to: float | None = None,
+        readmit: bool = False,
     ) -> Written:
         """Write a new version of a memory. An agent's correction of an accepted memory
         waits for a human (``awaits_review``) before it supersedes anything."""
@@ -109,7 +110,7 @@ class MemorySession:
         with self._lock:
             result = self._memories.correct(
                 memory_id, text, principal=self._writer(), scope=where,
-                valid_from=valid_from, valid_to=valid_to,
+                valid_from=valid_from, valid_to=valid_to, readmit=readmit,
             )  # fmt: skip
         return Written.of(result, where)
 

@@ -23,6 +23,8 @@ from mragent.memory.principal import Principal
 from mragent.memory.records import MemoryRecord
 from mragent.memory.versions import MemoryVersions
 
+TRACES_READ = 10_000  # more than any namespace keeps (traces are capped per namespace)
+
 
 class MemoryForgetting(MemoryVersions):
     """Forget and purge a memory; the queue of agents' forgets and its verdicts."""
@@ -72,7 +74,10 @@ class MemoryForgetting(MemoryVersions):
     ) -> list[str]:
         """Forget a memory (if not yet) and erase the text of every version.
 
-        The tombstones keep their hash, so identical text stays refused. Humans only.
+        The text, title, source and given tags and cues are erased, the traces
+        that name it deleted, and the engine's own copies dropped
+        (:meth:`~mragent.core.store.base.GraphStore.erase_residue`). The
+        tombstones keep their hash, so identical text stays refused. Humans only.
 
         Returns:
             The ids of the versions purged.
@@ -88,10 +93,20 @@ class MemoryForgetting(MemoryVersions):
         if not record.forgotten:
             self.forget(memory_id, principal=principal, reason=reason, scope=scope)
         params = {"ns": self.ns, "scopes": [scope], "lineage": record.lineage}
+        texts = [v.text for v in self.history(memory_id, scope) if v.text is not None]
         with self._audited(
             principal, "purge", record.lineage, record.hash, None, {"reason": reason}
         ):
             rows = self.store.run("memory_purge", {**params, "at": self.clock()})
+            quoting = [
+                row["id"]
+                for row in self.store.run("trace_get", {"ns": self.ns, "limit": TRACES_READ})
+                if any(text in (row["question"] or "") for text in texts)
+            ]
+            trace_params = {"ns": self.ns, "lineage": record.lineage, "ids": quoting}
+            self.store.run("trace_purge", trace_params)
+        # After the audited write: the engine's own copies (query logs, old file contents).
+        self.store.erase_residue()
         return [row["id"] for row in rows]
 
     def agent_forgets(
@@ -145,7 +160,8 @@ class MemoryForgetting(MemoryVersions):
                     self.embedder,
                     stamp,
                 )
-                self.store.run("ingest_batch", batch.params(self.ns, record.scope))
+                params = batch.params(self.ns, record.scope, self.audit.seal)
+                self.store.run("ingest_batch", params)
                 tags.update(tag["name"] for tag in batch.tags)
                 cues.update(cue["text"] for cue in batch.cues)
             rows = self.store.run("memory_unforget", self._lineage_params(record, principal))

@@ -18,6 +18,7 @@ Rules:
   agent add memories, not overrule accepted ones).
 * ``forget`` and ``purge`` (:mod:`mragent.memory.forgetting`): an agent forgets
   only what it wrote, and a human reviews it; purge is for humans only.
+  Identical text is refused afterwards unless re-admitted explicitly.
 * Review and trust are for humans only (:mod:`mragent.memory.review`).
 """
 
@@ -27,7 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from mragent.core.corpus import MAX_TEXT, Content, Corpus
+from mragent.core.corpus import MAX_TEXT, Content, Corpus, clean_name, clean_text
 from mragent.core.errors import ConfigError, WriteRefused
 from mragent.core.view import DEFAULT_SCOPE, validate_scope
 from mragent.memory.ingest import WriteStamp, build_batches, new_id, prepare_write, text_hash
@@ -102,22 +103,38 @@ class Memories(MemoryReview):
             ConfigError: on empty or oversized text, a bad scope or time range.
             WriteRefused: when identical text was forgotten (and not
                 ``readmit``), or a dependency is unknown or forgotten.
+            AccessDenied: for a scope outside the principal's write grants.
         """
         validate_scope(scope)
         principal.check_write(scope)
-        _check_text(text)
-        same, readmitted = self._identical(text, scope, readmit)
-        if same is not None:
-            return same
-        deps = self._live_dependencies(depends_on, scope)
         memory_id = new_id()
-        now = self.clock()
         content = _content(memory_id, text, title, source, tags, cues)
+        # The duplicate and forgotten-text checks and the write run under the audit
+        # log's lock: two processes remembering one text make one memory.
+        with self.audit.exclusive():
+            same, readmitted = self._identical(content.text, scope, readmit)
+            if same is not None:
+                return same
+            deps = self._live_dependencies(depends_on, scope)
+            valid = (valid_from, valid_to)
+            return self._remember(content, principal, scope, deps, valid, readmitted)
+
+    def _remember(
+        self,
+        content: Content,
+        principal: Principal,
+        scope: str,
+        deps: list[str],
+        valid: tuple[float | None, float | None],
+        readmitted: bool,
+    ) -> WriteResult:
+        now = self.clock()
+        valid_from, valid_to = valid
         return self._write(
             content,
             principal=principal,
             scope=scope,
-            lineage=memory_id,
+            lineage=content.key,
             valid=(valid_from if valid_from is not None else now, valid_to),
             now=now,
             supersedes={},
@@ -136,6 +153,7 @@ class Memories(MemoryReview):
         scope: str = DEFAULT_SCOPE,
         valid_from: float | None = None,
         valid_to: float | None = None,
+        readmit: bool = False,
     ) -> WriteResult:
         """Write a new version of a current memory; the old one is superseded.
 
@@ -146,20 +164,34 @@ class Memories(MemoryReview):
         (``awaits_review`` names it); meanwhile both are current.
 
         Raises:
-            WriteRefused: when ``memory_id`` is unknown, forgotten or superseded.
+            WriteRefused: when ``memory_id`` is unknown, forgotten or superseded, or
+                the new text is identical to a forgotten memory (unless ``readmit``).
             AccessDenied: for a scope outside the principal's write grants.
         """
         principal.check_write(scope)
-        old = self.get(memory_id, scope)
-        if not old.current:
-            state = "forgotten" if old.forgotten else "superseded (correct the current version)"
-            raise WriteRefused(f"memory {memory_id!r} is {state}")
-        _check_text(text)
+        with self.audit.exclusive():
+            old = self.get(memory_id, scope)
+            if not old.current:
+                state = "forgotten" if old.forgotten else "superseded (correct the current version)"
+                raise WriteRefused(f"memory {memory_id!r} is {state}")
+            new = new_id()
+            content = _content(new, text, old.title, old.source, old.given_tags, old.given_cues)
+            _, readmitted = self._identical(content.text, scope, readmit)
+            return self._correct(old, content, principal, scope, (valid_from, valid_to), readmitted)
+
+    def _correct(
+        self,
+        old: MemoryRecord,
+        content: Content,
+        principal: Principal,
+        scope: str,
+        valid: tuple[float | None, float | None],
+        readmitted: bool,
+    ) -> WriteResult:
+        valid_from, valid_to = valid
         now = self.clock()
         closes = self._superseded_by_correction(old, principal, scope, now)
         proposal = None in closes.values()
-        new = new_id()
-        content = _content(new, text, old.title, old.source, old.given_tags, old.given_cues)
         result = self._write(
             content,
             principal=principal,
@@ -174,7 +206,11 @@ class Memories(MemoryReview):
             depends=old.depends_on,
             action="correct",
             before=old.hash,
-            detail={"supersedes": old.id, **({"awaits_review": True} if proposal else {})},
+            detail={
+                "supersedes": old.id,
+                **({"awaits_review": True} if proposal else {}),
+                **({"readmit": True} if readmitted else {}),
+            },
             pending=proposal,
         )
         open_ids = tuple(sorted(mid for mid, at in closes.items() if at is None))
@@ -248,7 +284,7 @@ class Memories(MemoryReview):
         ):
             # One statement (atomic on every engine), run outside an explicit
             # transaction so the store may retry it after a transient deadlock.
-            self.store.run("ingest_batch", batch.params(self.ns, scope))
+            self.store.run("ingest_batch", batch.params(self.ns, scope, self.audit.seal))
             self._rank(scope, [tag["name"] for tag in batch.tags], [c["text"] for c in batch.cues])
         return WriteResult(content.key, lineage, trust)
 
@@ -294,19 +330,33 @@ def _content(
     tags: Sequence[str] | None,
     cues: Sequence[str] | None,
 ) -> Content:
-    """The content a new version is built from (given tags and cues kept as given)."""
-    return Content(
-        key=key,
-        text=text,
-        title=title,
-        tags=tuple(tags) if tags is not None else None,
-        cues=tuple(cues) if cues is not None else None,
-        source=source,
-    )
+    """The content a new version is built from: checked and normalised as a corpus
+    record is (:func:`~mragent.core.corpus.clean_name`), given tags and cues kept.
 
-
-def _check_text(text: str) -> None:
+    Raises:
+        ConfigError: naming the option, for empty or oversized text or a value
+            that cannot be stored.
+    """
+    try:
+        text = clean_text(text, "the memory text")
+        names = {
+            "--title": [title] if title else [],
+            "--source": [source] if source else [],
+            "--tag": list(tags or []),
+            "--cue": list(cues or []),
+        }
+        clean = {key: [clean_name(v, key) for v in values] for key, values in names.items()}
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
     if not text.strip():
         raise ConfigError("the memory text is empty")
     if len(text) > MAX_TEXT:
         raise ConfigError(f"the memory text has {len(text)} characters; the limit is {MAX_TEXT}")
+    return Content(
+        key=key,
+        text=text,
+        title=clean["--title"][0] if clean["--title"] else None,
+        tags=tuple(dict.fromkeys(clean["--tag"])) if tags is not None else None,
+        cues=tuple(dict.fromkeys(clean["--cue"])) if cues is not None else None,
+        source=clean["--source"][0] if clean["--source"] else None,
+    )
