@@ -19,7 +19,8 @@ Usage:
 2. Concurrency: 8 MCP clients remember 50 distinct texts each into one fresh
    namespace at once, over HTTP (one server) and over stdio (8 servers, so 8
    processes share the audit log). Afterwards every text must be stored exactly
-   once and the audit log must verify against the namespace's anchor.
+   once and the audit log must verify (chain, the namespace's anchor, and every
+   stored version's seal).
 
 Everything runs in a temporary MRAGENT_HOME (credentials, audit log and, without
 --db, the embedded FalkorDB).
@@ -53,7 +54,8 @@ from mragent.apps.bench import ensure_ingested
 from mragent.apps.datasets import load_questions_corpus
 from mragent.core.store import embedded, open_store
 from mragent.core.view import ReadView
-from mragent.memory.audit_records import verify
+from mragent.memory.audit import AuditLog
+from mragent.memory.audit_check import verify_store
 from mragent.memory.credentials import editing, os_user
 from mragent.memory.principal import Principal
 
@@ -218,8 +220,7 @@ async def concurrency(transport: str, db: str, token: str, audit: Path) -> dict:
         view = ReadView(include_pending=True).params()
         snapshot = store.run("content_snapshot", {"ns": ns, **view})
         texts = Counter(row["text"] for row in snapshot)
-        space = next(row for row in store.run("namespaces", {}) if row["ns"] == ns)
-        report = verify(audit, {ns: (int(space["audit_seq"]), space["audit_head"])})
+        report = verify_store(store, AuditLog(audit), [ns])  # the chain, anchor and seals
         store.run("delete_namespace", {"ns": ns})
     return {
         "namespace": ns,
@@ -233,6 +234,7 @@ async def concurrency(transport: str, db: str, token: str, audit: Path) -> dict:
         "stored_match_returned": Counter(r["id"] for r in stored) == Counter(ids),
         "texts_exactly_once": len(texts) == len(ids) and set(texts.values()) == {1},
         "audit_ok": report.ok,
+        "audit_versions_checked": report.memories,
         "audit_problems": report.problems,
     }
 
