@@ -23,7 +23,8 @@ Usage:
    stored version's seal).
 
 Everything runs in a temporary MRAGENT_HOME (credentials, audit log and, without
---db, the embedded FalkorDB).
+--db, the embedded FalkorDB, which every child process finds there: no database
+password on any command line).
 """
 
 from __future__ import annotations
@@ -63,6 +64,11 @@ ENTRY = [sys.executable, "-c", "from mragent.cli import main; main()"]
 CLIENTS, PER_CLIENT = 8, 50
 
 
+def _db_args(db: str | None) -> list[str]:
+    """``--db`` for a child process; none for the embedded server under MRAGENT_HOME."""
+    return ["--db", db] if db else []
+
+
 def _pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
@@ -77,11 +83,11 @@ def _free_port() -> int:
 class HttpServer:
     """``mragent mcp --transport http`` for one namespace, as a child process."""
 
-    def __init__(self, ns: str, db: str) -> None:
+    def __init__(self, ns: str, db: str | None) -> None:
         self.port = _free_port()
         self.url = f"http://127.0.0.1:{self.port}/mcp"
         cmd = [*ENTRY, "mcp", "--transport", "http", "--port", str(self.port), "--ns", ns]
-        self.proc = subprocess.Popen([*cmd, "--db", db], env=os.environ.copy())
+        self.proc = subprocess.Popen([*cmd, *_db_args(db)], env=os.environ.copy())
         deadline = time.monotonic() + 120
         while True:
             try:
@@ -107,9 +113,9 @@ async def http_client(url: str, token: str) -> AsyncIterator[Client]:
         yield client
 
 
-def stdio_client(ns: str, db: str, token: str) -> Client:
+def stdio_client(ns: str, db: str | None, token: str) -> Client:
     env = {**os.environ, "MRAGENT_TOKEN": token}
-    args = [*ENTRY[1:], "mcp", "--ns", ns, "--db", db]
+    args = [*ENTRY[1:], "mcp", "--ns", ns, *_db_args(db)]
     return Client(StdioServerParameters(command=ENTRY[0], args=args, env=env))
 
 
@@ -122,12 +128,12 @@ async def _mcp_recall(client: Client, question: str) -> float:
     return elapsed
 
 
-def _cli_recall(ns: str, question: str, db: str, token: str) -> float:
+def _cli_recall(ns: str, question: str, db: str | None, token: str) -> float:
     """One ``mragent recall --json`` process (the token in its environment, never argv)."""
     env = {**os.environ, "MRAGENT_TOKEN": token}
     start = time.perf_counter()
     done = subprocess.run(
-        [*ENTRY, "recall", question, "--ns", ns, "--db", db, "--json"],
+        [*ENTRY, "recall", question, "--ns", ns, *_db_args(db), "--json"],
         env=env, capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     elapsed = (time.perf_counter() - start) * 1000
@@ -138,7 +144,7 @@ def _cli_recall(ns: str, question: str, db: str, token: str) -> float:
 
 
 async def latency(
-    ns: str, questions: list[str], db: str, token: str, rounds: int, cli_every: int
+    ns: str, questions: list[str], db: str | None, token: str, rounds: int, cli_every: int
 ) -> dict:
     """p50/p95 of warm recall per path, interleaved question by question."""
     server = HttpServer(ns, db)
@@ -195,7 +201,7 @@ async def _remember_all(client: Client, worker: int) -> list[str]:
     return ids
 
 
-async def concurrency(transport: str, db: str, token: str, audit: Path) -> dict:
+async def concurrency(transport: str, db: str | None, token: str, audit: Path) -> dict:
     """8 clients x 50 remembers into one fresh namespace; then count and verify."""
     ns = f"bench-mcp-conc-{transport}-{uuid.uuid4().hex[:8]}"
     server = HttpServer(ns, db) if transport == "http" else None
@@ -255,7 +261,7 @@ def _setup(home: Path) -> str:
     return token
 
 
-async def run(args: argparse.Namespace, token: str, db: str) -> dict[str, Any]:
+async def run(args: argparse.Namespace, token: str, db: str | None) -> dict[str, Any]:
     corpora = [("reference", None, None)]
     if args.musique:
         corpora.append(("musique pool", args.musique, args.pool))
@@ -292,7 +298,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="mragent-mcp-bench-") as tmp:
         home = Path(tmp)
         token = _setup(home)
-        db = args.db or embedded.ensure_running(home).url
+        if not args.db:
+            embedded.ensure_running(home)
+        db = args.db
         try:
             results = asyncio.run(run(args, token, db))
         finally:
