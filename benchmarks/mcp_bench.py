@@ -12,7 +12,9 @@ Usage:
    (both with the SDK's client, as an agent holding a token). The paths are
    interleaved question by question, in a rotating order, so machine noise hits
    all three alike; p50/p95 are per path, the overhead is MCP p50 minus
-   in-process p50, and the ratio is MCP p50 over in-process p50. In the first
+   in-process p50, and the ratio is MCP p50 over in-process p50. The first
+   round also times ``list_tools`` after each MCP recall: the transport's own
+   round trip, with no memory work behind it. In the first
    round every ``--cli-every``-th question is also asked through the command
    line (``mragent recall --json``, one process per question, as an agent
    without MCP would), in the same rotation.
@@ -128,6 +130,12 @@ async def _mcp_recall(client: Client, question: str) -> float:
     return elapsed
 
 
+async def _list_tools(client: Client) -> float:
+    start = time.perf_counter()
+    await client.list_tools()
+    return (time.perf_counter() - start) * 1000
+
+
 def _cli_recall(ns: str, question: str, db: str | None, token: str) -> float:
     """One ``mragent recall --json`` process (the token in its environment, never argv)."""
     env = {**os.environ, "MRAGENT_TOKEN": token}
@@ -164,6 +172,7 @@ async def latency(
                 await _mcp_recall(via_http, question)
                 await _mcp_recall(via_stdio, question)
             times: dict[str, list[float]] = {"in-process": [], "stdio": [], "http": [], "cli": []}
+            floor: dict[str, list[float]] = {"stdio": [], "http": []}
             for r in range(rounds):
                 for i, question in enumerate(questions):
                     order = list(times) if r == 0 and i % cli_every == 0 else list(times)[:3]
@@ -176,6 +185,8 @@ async def latency(
                         else:
                             client = via_http if path == "http" else via_stdio
                             times[path].append(await _mcp_recall(client, question))
+                            if r == 0:  # the transport alone: a call with no memory work
+                                floor[path].append(await _list_tools(client))
     finally:
         server.stop()
     summary = {
@@ -187,6 +198,8 @@ async def latency(
     for path in ("stdio", "http", "cli"):
         summary[path]["overhead_p50_ms"] = summary[path]["p50_ms"] - base
         summary[path]["ratio_p50"] = summary[path]["p50_ms"] / base
+    for path, v in floor.items():
+        summary[path]["list_tools_p50_ms"] = _pct(v, 0.5)
     return summary
 
 
