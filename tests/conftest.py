@@ -25,6 +25,8 @@ import pytest
 from mragent.core.errors import BackendUnavailable
 from mragent.core.store import embedded, open_store
 from mragent.core.store.base import GraphStore
+from mragent.memory.credentials import editing, os_user
+from mragent.memory.principal import Principal
 from tests.fixtures import CHAIN
 
 ENGINES = ("falkordb", "neo4j", "memgraph")
@@ -91,6 +93,17 @@ def credentials_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for name in ("MRAGENT_TOKEN", "MRAGENT_TOKEN_FILE"):
         monkeypatch.delenv(name, raising=False)
     return path
+
+
+@pytest.fixture
+def agent_token(credentials_path: Path) -> str:
+    """Credentials configured: the OS user is human:ana, agent:scout holds the returned
+    token; both read and write the shared scope only."""
+    with editing(credentials_path) as creds:
+        creds.add(Principal("human", "ana"), read=["shared"], write=["shared"], user=os_user())
+        token = creds.add(Principal("agent", "scout"), read=["shared"], write=["shared"])
+    assert token is not None
+    return token
 
 
 @pytest.fixture(scope="session")

@@ -16,8 +16,6 @@ from typer.testing import CliRunner
 from mragent import __version__
 from mragent.cli import app
 from mragent.core.store import open_store
-from mragent.memory.credentials import editing, os_user
-from mragent.memory.principal import Principal
 
 runner = CliRunner()
 MARKUP = "The [bold]vault[/bold] code is :thumbs_up: kept in [red]Zurich[/red]."
@@ -151,16 +149,6 @@ def test_bench_and_evolve_keep_their_output_path_under_out(
 
 
 # --- authenticated principals ----------------------------------------------------------
-
-
-@pytest.fixture
-def agent_token(credentials_path: Path) -> str:
-    """The OS user is human:ana; agent:scout holds the returned token; neither may read hr."""
-    with editing(credentials_path) as creds:
-        creds.add(Principal("human", "ana"), read=["shared"], write=["shared"], user=os_user())
-        token = creds.add(Principal("agent", "scout"), read=["shared"], write=["shared"])
-    assert token is not None
-    return token
 
 
 def _one_line(err: str) -> str:

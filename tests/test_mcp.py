@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from mragent.core.store import open_store
-from mragent.memory.credentials import editing, os_user
+from mragent.memory.credentials import editing
 from mragent.memory.principal import Principal
 from tests.conftest import unavailable
 
@@ -56,13 +56,9 @@ def ns(db_url: str) -> Iterator[str]:
 
 
 @pytest.fixture
-def token(credentials_path: Path) -> str:
-    """Credentials: the OS user as human:ana, and agent:scout's token."""
-    with editing(credentials_path) as creds:
-        creds.add(Principal("human", "ana"), read=["shared"], write=["shared"], user=os_user())
-        issued = creds.add(Principal("agent", "scout"), read=["shared"], write=["shared"])
-    assert issued is not None
-    return issued
+def token(agent_token: str) -> str:
+    """agent:scout's token (the OS user is human:ana)."""
+    return agent_token
 
 
 def _env(**extra: str) -> dict[str, str]:
