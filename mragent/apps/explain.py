@@ -163,9 +163,8 @@ def _shadow(
     """Paths and contents the floor removed: the same traversal at pruneThreshold 0."""
     floor = genome.pruneThreshold
     floorless = genome.replace(pruneThreshold=0.0)
-    shadow = traverse(
-        memory.store, memory.ns, memory.view, rec.cues, floorless, memory.texts
-    ).candidates
+    found = traverse(memory.store, memory.ns, memory.view, rec.cues, floorless, bridges=False)
+    shadow = found.candidates if found else []
     returned = {c.id for c in rec.candidates}
     paths: list[TracePath] = []
     contents: list[TraceContent] = []

@@ -25,7 +25,7 @@ class _StatementTransaction(Transaction):
     def __init__(self, store: FalkorStore) -> None:
         self._store = store
 
-    def run(self, name: str, params: dict[str, Any] | None = None, **render: int) -> Rows:
+    def run(self, name: str, params: dict[str, Any] | None = None, **render: int | str) -> Rows:
         return self._store.run(name, params, **render)
 
 
