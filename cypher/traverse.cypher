@@ -38,13 +38,16 @@ WITH space
 CALL {
   UNWIND range(0, size($candidates) - 1) AS i
   WITH i, $candidates[i] AS cand
+  // The id lookup first (a WHERE on the MATCH would let FalkorDB scan the ns index).
   MATCH (c:Cue {id: cand.id})
-  WHERE c.ns = $ns AND c.scope IN $scopes
+  WITH i, cand, c WHERE c.ns = $ns AND c.scope IN $scopes
   OPTIONAL MATCH (seed:Content {id: cand.seed})
   WHERE {{> visible seed}}
+  // One ranked hop, written as a variable-length step so FalkorDB checks the rank
+  // of each LINKED_TO edge while it expands (a keyword cue may link to thousands).
   WITH i, cand, seed,
-       size([(c)-[l:LINKED_TO]->(t:Tag)-[r:REFERENCES]->(x:Content)
-             WHERE l.rank <= $fanout AND r.{{rank}} <= $fanout AND t.scope IN $scopes
+       size([(c)-[e:LINKED_TO*1..1]->(t:Tag)-[r:REFERENCES]->(x:Content)
+             WHERE {{> linked_ranked e}} AND r.{{rank}} <= $fanout AND t.scope IN $scopes
                AND {{> visible x}} | 1]) AS reach
   WHERE seed IS NOT NULL OR (cand.seed IS NULL AND reach > 0)
   WITH i, seed ORDER BY i
