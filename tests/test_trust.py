@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from mragent.apps.baselines import FlatRetriever
 from mragent.apps.negative import ABSENCE_SURFACES, run_negative
-from mragent.apps.negative_report import CATEGORIES
+from mragent.apps.negative_report import CATEGORIES, LONG_LIVED
 from mragent.cli import app
 from mragent.core.errors import ConfigError, WriteRefused
 from mragent.core.genome import PRESETS
@@ -361,6 +361,10 @@ def test_the_negative_evaluation_finds_nothing_on_this_engine(store: GraphStore)
     assert report.ok, "\n".join(report.failures())
     assert report.absence == dict.fromkeys(CATEGORIES, 1.0)
     assert report.presence == dict.fromkeys(CATEGORIES, 1.0)
+    # Readers opened before the changes, asked again after them without reopening.
+    assert report.long_lived == dict.fromkeys(CATEGORIES, 1.0)
+    lived = {c.category for c in report.checks if c.view in LONG_LIVED and c.expect == "absent"}
+    assert lived == set(CATEGORIES) - {"as_of"}
     absent = [c for c in report.checks if c.expect == "absent"]
     assert {c.category for c in absent} == set(CATEGORIES)
     assert all(set(c.found) == set(ABSENCE_SURFACES) for c in absent)

@@ -115,6 +115,7 @@ def _write(index: LiveIndex, where: Path) -> None:
     meta = {
         "format": FORMAT,
         "ns": index.ns,
+        "scopes": list(index.scopes),
         "uid": index.uid,
         "version": index.version,
         "embedder": index.identity.as_text(),
