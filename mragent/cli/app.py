@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from mragent import __version__
+import mragent
 from mragent.cli import bench, db, evolve, explain, genome
 from mragent.cli.audit import audit_app
 from mragent.cli.ingest import ingest_command
@@ -34,7 +34,7 @@ app = typer.Typer(
 
 def _print_version(value: bool) -> None:
     if value:
-        typer.echo(f"mragent {__version__}")
+        typer.echo(f"mragent {mragent.__version__}")
         raise typer.Exit()
 
 
