@@ -106,6 +106,13 @@ def agent_token(credentials_path: Path) -> str:
     return token
 
 
+def index_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Each test's readers persist their index copies in its own directory."""
+    path = tmp_path / "index"
+    monkeypatch.setenv("MRAGENT_INDEX_DIR", str(path))
+    return path
+
+
 @pytest.fixture(scope="session")
 def falkordb_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     home = tmp_path_factory.mktemp("mragent-home")

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from mragent import __version__
+import mragent
 from mragent.cli import bench, db, evolve, explain, genome
 from mragent.cli.audit import audit_app
 from mragent.cli.ingest import ingest_command
@@ -34,9 +34,9 @@ app = typer.Typer(
 )
 
 
-def _version(show: bool) -> None:
-    if show:
-        print(f"mragent {__version__}")
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"mragent {mragent.__version__}")
         raise typer.Exit()
 
 
@@ -45,11 +45,11 @@ def _root(
     version: Annotated[
         bool,
         typer.Option(
-            "--version", callback=_version, is_eager=True, help="Print the version and exit."
+            "--version", callback=_print_version, is_eager=True, help="Print the version and exit."
         ),
     ] = False,
 ) -> None:
-    """Reconstructive graph memory for LLM agents (Cue -> Tag -> Content on a graph DB)."""
+    """Reconstructive graph memory for LLM agents."""
 
 
 app.add_typer(db.app, name="db")
