@@ -29,6 +29,7 @@ from mragent.evolution.encoding import (
     mutate,
     random_genotype,
 )
+from mragent.evolution.hypervolume import hypervolume
 from mragent.evolution.objectives import ACCURACY, RECALL_METRIC, Objectives
 from mragent.evolution.proposer import MutationProposer, ProposalContext
 from mragent.evolution.trial import Evaluation, Trial, pareto_front
@@ -66,6 +67,8 @@ class Study:
         objectives: The objective set the evaluations follow.
         genes: Gene ranges the search stays in (default: the model's); seeds
             and offspring are clamped into them, the baseline is kept as given.
+        on_trial: Called with each new trial as it enters the archive (its
+            number is the one every report uses).
 
     Raises:
         ValueError: when an argument is out of range.
@@ -85,6 +88,7 @@ class Study:
         proposals: int = 2,
         objectives: Objectives = ACCURACY,
         genes: tuple[GeneSpec, ...] = GENES,
+        on_trial: Callable[[Trial], None] | None = None,
     ) -> None:
         if population < 4:
             raise ValueError(f"population must be >= 4, got {population}")
@@ -108,6 +112,7 @@ class Study:
         self.logbook = tools.Logbook()
         self._archive: dict[Genome, Trial] = {}
         self.objectives = objectives
+        self.on_trial = on_trial
         self._cls = _individual_class(objectives)
 
     @property
@@ -161,7 +166,7 @@ class Study:
         for genome, evaluation in zip(new, self.evaluate(new), strict=True):
             if base is None:  # the first genome recorded is the baseline
                 base = evaluation.score_base()
-            self._archive[genome] = Trial(
+            trial = Trial(
                 len(self._archive),
                 generation,
                 origin_of[genome],
@@ -169,6 +174,9 @@ class Study:
                 evaluation,
                 evaluation.score(base),
             )
+            self._archive[genome] = trial
+            if self.on_trial:
+                self.on_trial(trial)
 
     def _initial(self) -> None:
         self._record([self.baseline], 0, ["baseline"])
@@ -273,6 +281,7 @@ class Study:
             min_tokens=min(t.evaluation.tokens for t in members),
             min_hops=min(t.evaluation.hops for t in members),
             best_so_far=self.best_trial.score,
+            hypervolume=hypervolume(self.trials, self.baseline_trial.evaluation),
             proposed=proposed,
             rejected=rejected,
             **self._recall_log(members),
