@@ -54,7 +54,7 @@ def random_search(
     attempts = 0
     while len(chosen) < budget and attempts < 1000 * budget:
         attempts += 1
-        genome = decode(random_genotype(rng, genes))
+        genome = decode(random_genotype(rng, genes), genes)
         if genome not in seen:
             seen.add(genome)
             chosen.append((genome, "random"))

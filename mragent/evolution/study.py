@@ -185,7 +185,7 @@ class Study:
         attempts = 0
         while len(chosen) < self.population_size and attempts < 100 * self.population_size:
             attempts += 1
-            genome = decode(random_genotype(self.rng, self.genes))
+            genome = decode(random_genotype(self.rng, self.genes), self.genes)
             if genome not in chosen:
                 chosen.append(genome)
                 origins.append("random")
@@ -197,14 +197,14 @@ class Study:
     def _individuals(self, genomes: Sequence[Genome]) -> list[Any]:
         individuals = []
         for genome in genomes:
-            ind = self._cls(encode(genome))
+            ind = self._cls(encode(genome, self.genes))
             ind.fitness.values = self._archive[genome].values
             individuals.append(ind)
         return individuals
 
     def _select(self, genomes: Sequence[Genome], k: int) -> list[Genome]:
         chosen = tools.selNSGA2(self._individuals(genomes), k)
-        return [decode(ind) for ind in chosen]
+        return [decode(ind, self.genes) for ind in chosen]
 
     def _tournament(self, parents: list[Any]) -> list[Any]:
         """Binary tournament: dominance, then crowding distance, then score, then a coin."""
@@ -216,7 +216,7 @@ class Study:
                 return b
             if a.fitness.crowding_dist != b.fitness.crowding_dist:
                 return a if a.fitness.crowding_dist > b.fitness.crowding_dist else b
-            sa, sb = (self._archive[decode(x)].score for x in (a, b))
+            sa, sb = (self._archive[decode(x, self.genes)].score for x in (a, b))
             if sa != sb:
                 return a if sa > sb else b
             return a if self.rng.random() < 0.5 else b
@@ -234,7 +234,7 @@ class Study:
             if self.rng.random() < self.crossover_prob:
                 crossover(offspring[i], offspring[i + 1], self.rng, genes=self.genes)
         children = [
-            decode(clamp(mutate(child, self.rng, genes=self.genes), self.genes))
+            decode(clamp(mutate(child, self.rng, genes=self.genes), self.genes), self.genes)
             for child in offspring
         ]
         origins = ["offspring"] * len(children)
