@@ -443,14 +443,26 @@ def test_a_decision_resting_on_latency_is_the_same_in_every_run(
 def test_parallel_workers_give_the_serial_archive(
     falkor: GraphStore, corpus_path: Path, tmp_path: Path
 ) -> None:
+    from distributed import LocalCluster
+
     serial = _run(falkor, corpus_path, tmp_path / "one", generations=1)
     parallel = _run(falkor, corpus_path, tmp_path / "two", generations=1, workers=2)
     assert _fingerprint(parallel) == _fingerprint(serial)
+    # An existing cluster, reached by its scheduler's address (as on other machines).
+    with LocalCluster(
+        n_workers=2, threads_per_worker=1, host="127.0.0.1", dashboard_address=None
+    ) as cluster:
+        remote = _run(
+            falkor,
+            corpus_path,
+            tmp_path / "three",
+            generations=1,
+            scheduler=cluster.scheduler_address,
+        )
+    assert _fingerprint(remote) == _fingerprint(serial)
 
 
-def test_dask_workers_each_open_their_own_connection(
-    falkor: GraphStore, corpus_path: Path
-) -> None:
+def test_dask_workers_each_open_their_own_connection(falkor: GraphStore, corpus_path: Path) -> None:
     from mragent.evolution.distributed import DaskPool
 
     questions = load_corpus(corpus_path).questions

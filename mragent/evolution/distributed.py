@@ -120,9 +120,7 @@ class DaskPool:
             )
             self.client = Client(self.cluster)
         self.plugin = f"mragent-memory-{uuid.uuid4().hex}"
-        self.client.register_plugin(
-            MemoryPlugin(self.plugin, db_url, ns, tuple(questions), policy)
-        )
+        self.client.register_plugin(MemoryPlugin(self.plugin, db_url, ns, tuple(questions), policy))
 
     @property
     def workers(self) -> int:

@@ -132,6 +132,11 @@ class Evaluator:
                     self._store(genome, result)
         return [self.cache[g] for g in genomes]
 
+    def start(self) -> None:
+        """Start the Dask pool now rather than on the first parallel batch (no-op when serial)."""
+        if self.parallel:
+            self._ensure_pool()
+
     def _store(self, genome: Genome, result: Evaluation) -> None:
         self.cache[genome] = result
         if self.on_evaluated:

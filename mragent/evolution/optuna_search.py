@@ -244,4 +244,3 @@ def export_study(
         ]
     )
     return study_name
-

@@ -114,7 +114,12 @@ def _draw_front(ax: Axes, trials: Sequence[Trial], baseline: Trial, winner: Tria
         marks.append((winner, "D", 90, "#2ca02c", f"gate winner #{winner.number}"))
     for z, (trial, marker, size, colour, label) in enumerate(marks, start=5):
         ax.scatter(
-            *_xy([trial]), marker=marker, s=size, color=colour, edgecolor="black", zorder=z,
+            *_xy([trial]),
+            marker=marker,
+            s=size,
+            color=colour,
+            edgecolor="black",
+            zorder=z,
             label=label,
         )
 
