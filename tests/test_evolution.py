@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import os
 import random
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -438,6 +440,40 @@ def test_a_decision_resting_on_latency_is_the_same_in_every_run(
     for run in runs:  # measured every time; its verdict may vary, the decision does not
         assert run.gate.latency is not None and len(run.gate.latency.ratios) == 5 * 5
         assert run.gate.latency.verdict in ("confirmed", "unclear")
+
+
+def _deterministic_archive(report: dict[str, Any]) -> list[dict[str, Any]]:
+    """The archive of a report without its measured (wall-time) fields."""
+    return [
+        {**t, "evaluation": {k: v for k, v in t["evaluation"].items() if "latency" not in k}}
+        for t in report["archive"]
+    ]
+
+
+def test_separate_processes_decide_alike(
+    falkor: GraphStore, corpus_path: Path, tmp_path: Path
+) -> None:
+    # Two `mragent evolve` processes with different string-hash seeds: nothing that
+    # decides may hang on the per-process order of a set.
+    reports = []
+    for hash_seed in ("1", "2"):
+        out = tmp_path / f"hash{hash_seed}"
+        args = ["evolve", "--corpus", str(corpus_path), "--db", falkor.url, "--ns", "evolve-test"]
+        args += ["--out", str(out), "--generations", "2", "--population", "6", "--seed", "11"]
+        subprocess.run(
+            [sys.executable, "-c", "from mragent.cli import main; main()", *args],
+            env={**os.environ, "PYTHONHASHSEED": hash_seed},
+            capture_output=True,
+            check=False,
+            timeout=600,
+        )
+        reports.append(json.loads((out / REPORT_JSON).read_text()))
+    first, second = (_deterministic_archive(r) for r in reports)
+    assert first == second and len(first) > 6
+    first, second = reports
+    for key in ("passed", "winner", "claims"):
+        assert first["gate"][key] == second["gate"][key]
+    assert first["held_out"]["gate_holds"] == second["held_out"]["gate_holds"]
 
 
 def test_parallel_workers_give_the_serial_archive(
