@@ -73,7 +73,7 @@ def compare(args: argparse.Namespace) -> None:
     options = EvolveOptions(
         corpus_path=MUSIQUE,
         ns=ns,
-        worker_url=args.db or store.url,
+        worker_url=args.db or store.secret_url,
         generations=args.generations,
         population=args.population,
         seed=args.seed,
@@ -178,7 +178,7 @@ def scaling(args: argparse.Namespace) -> None:
             evaluator = Evaluator(
                 memory,
                 train,
-                db_url=args.db or store.url,
+                db_url=args.db or store.secret_url,
                 scheduler=cluster.scheduler_address if cluster else None,
                 policy=EvaluationPolicy("recall"),
             )

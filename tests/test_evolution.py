@@ -358,7 +358,7 @@ def falkor(tmp_path_factory: pytest.TempPathFactory) -> Iterator[GraphStore]:
     """A FalkorDB server of this module's own, in a temporary MRAGENT_HOME."""
     home = tmp_path_factory.mktemp("evolve-home")
     server = embedded.ensure_running(home)
-    store = FalkorStore("127.0.0.1", server.port)
+    store = FalkorStore("127.0.0.1", server.port, password=server.password)
     try:
         yield store
     finally:
@@ -377,7 +377,7 @@ def _run(store: GraphStore, corpus: Path, out: Path, **overrides: Any) -> Evolve
     options = dict(
         corpus_path=corpus,
         ns="evolve-test",
-        worker_url=store.url,
+        worker_url=store.secret_url,
         generations=3,
         population=6,
         seed=11,
@@ -458,8 +458,9 @@ def test_separate_processes_decide_alike(
     reports = []
     for hash_seed in ("1", "2"):
         out = tmp_path / f"hash{hash_seed}"
-        args = ["evolve", "--corpus", str(corpus_path), "--db", falkor.url, "--ns", "evolve-test"]
-        args += ["--out", str(out), "--generations", "2", "--population", "6", "--seed", "11"]
+        args = ["evolve", "--corpus", str(corpus_path), "--db", falkor.secret_url]
+        args += ["--ns", "evolve-test", "--out", str(out), "--generations", "2"]
+        args += ["--population", "6", "--seed", "11"]
         subprocess.run(
             [sys.executable, "-c", "from mragent.cli import main; main()", *args],
             env={**os.environ, "PYTHONHASHSEED": hash_seed},
@@ -505,7 +506,7 @@ def test_dask_workers_each_open_their_own_connection(falkor: GraphStore, corpus_
     genomes = [*PRESETS.values(), *(Genome(cueK=k, maxContent=m) for k in (2, 3) for m in (3, 6))]
     memory = Memory(falkor, "evolve-test")
     serial = [evaluate_genome(memory, questions, g) for g in genomes]
-    pool = DaskPool(falkor.url, "evolve-test", questions, EvaluationPolicy(), workers=2)
+    pool = DaskPool(falkor.secret_url, "evolve-test", questions, EvaluationPolicy(), workers=2)
     plugin = pool.plugin
 
     def connection(dask_worker: Any) -> tuple[int, int] | None:
@@ -597,7 +598,8 @@ def test_cli_exit_codes(falkor: GraphStore, corpus_path: Path, tmp_path: Path) -
     from mragent.cli.app import app
 
     runner = CliRunner()
-    args = ["evolve", "--corpus", str(corpus_path), "--db", falkor.url, "--ns", "evolve-test"]
+    url = falkor.secret_url
+    args = ["evolve", "--corpus", str(corpus_path), "--db", url, "--ns", "evolve-test"]
     out = tmp_path / "cli"
     result = runner.invoke(
         app, [*args, "--out", str(out), "--generations", "0", "--population", "4"]
