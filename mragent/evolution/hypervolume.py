@@ -21,7 +21,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import moocore
 import numpy as np
 
 from mragent.evolution.trial import Evaluation, Trial
@@ -56,13 +55,20 @@ def points(trials: Sequence[Trial], baseline: Evaluation) -> np.ndarray:
     return np.array(rows, dtype=float).reshape(len(rows), len(scales))
 
 
+def _volume(minimised: np.ndarray) -> float:
+    """Exact hypervolume of points in the unit box against the reference point (1, ..., 1)."""
+    import moocore  # loaded only when a volume is computed: the CLI's start stays light
+
+    return float(moocore.hypervolume(minimised, ref=np.ones(minimised.shape[1])))
+
+
 def hypervolume(trials: Sequence[Trial], baseline: Evaluation) -> float:
     """The normalised hypervolume of ``trials`` (see the module docstring)."""
     found = points(trials, baseline)
     inside = found[(found < 1.0).all(axis=1)]
     if not len(inside):
         return 0.0
-    return float(moocore.hypervolume(inside, ref=np.ones(found.shape[1])))
+    return _volume(inside)
 
 
 def hypervolume_curve(trials: Sequence[Trial], baseline: Evaluation) -> list[float]:
@@ -81,7 +87,7 @@ def hypervolume_curve(trials: Sequence[Trial], baseline: Evaluation) -> list[flo
             dominated = bool(len(kept)) and bool((kept <= point[0]).all(axis=1).any())
             if not dominated:
                 kept = np.vstack([kept, point])
-                current = float(moocore.hypervolume(kept, ref=np.ones(scales)))
+                current = _volume(kept)
         curve.append(current)
     return curve
 
