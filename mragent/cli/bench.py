@@ -18,6 +18,7 @@ from mragent.apps.negative import run_negative
 from mragent.apps.negative_report import CATEGORIES, NegativeReport
 from mragent.cli.common import (
     CorpusNsOption,
+    CorpusOption,
     DatasetOption,
     DbOption,
     GenomeOption,
@@ -41,13 +42,7 @@ NEGATIVE_FAILED = 5  # exit code: something that must not be recalled was
 
 
 def bench_command(
-    corpus: Annotated[
-        Path | None,
-        typer.Option(
-            help="Corpus JSON with questions (default: the bundled reference corpus); with "
-            "--dataset musique|hotpotqa, the optional pooled corpus of that dataset."
-        ),
-    ] = None,
+    corpus: CorpusOption = None,
     dataset: DatasetOption = None,
     path: PathOption = None,
     genome: GenomeOption = None,

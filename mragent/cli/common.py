@@ -134,6 +134,13 @@ PathOption = Annotated[
     typer.Option("--path", help="The --dataset file (JSON list, or JSON lines as .jsonl)."),
 ]
 
+CorpusOption = Annotated[
+    Path | None,
+    typer.Option(
+        help="Corpus JSON with questions (default: the bundled reference corpus); with "
+        "--dataset musique|hotpotqa, the optional pooled corpus of that dataset."
+    ),
+]
 GenomeOption = Annotated[
     str | None,
     typer.Option(help="Preset name, genome JSON or optimize.report.json (default: default)."),
