@@ -3,6 +3,7 @@
 Usage:
     python benchmarks/scale.py [--sizes 10000 100000] [--neo4j bolt://127.0.0.1:7687]
         [--neo4j-max 100000] [--queries 100] [--out benchmarks/results/scale] [--reuse]
+        [--engines falkordb neo4j] [--ingest-only]
 
 For every size, the generated memory of ``mragent.apps.synthetic`` (the generator of
 ``benchmarks/substrate.py``) is ingested into the embedded FalkorDB and, up to
@@ -18,7 +19,10 @@ is measured interleaved, question by question, so machine noise hits all alike:
   no persisted index copy (the reader builds it from the database), then with the
   copy that run left.
 
-Results go to ``<out>.json``; ``<out>.png`` plots cost against size on log axes.
+Results go to ``<out>.json``; ``<out>.png`` plots cost against size on log axes. Each
+ingest's figures are kept in ``<out>-ingest.json`` as soon as it ends, so a later run
+with ``--reuse`` measures the namespaces already there (``--ingest-only`` runs of one
+engine each can ingest side by side, at the price of sharing the machine).
 """
 
 from __future__ import annotations
@@ -125,15 +129,21 @@ def _cases(args: argparse.Namespace) -> dict[str, tuple[str, int]]:
         f"{engine}-{size}": (url, size)
         for size in args.sizes
         for engine, url in urls.items()
-        if engine == "falkordb" or size <= args.neo4j_max
+        if engine in args.engines and (engine == "falkordb" or size <= args.neo4j_max)
     }
 
 
-def _earlier_ingests(path: Path) -> dict[str, Any]:
-    """The ingest figures of an earlier run's results (for namespaces reused)."""
-    if not path.exists():
-        return {}
-    return {label: case["ingest"] for label, case in json.loads(path.read_text())["cases"].items()}
+def _ingest_figures(path: Path) -> dict[str, Any]:
+    """The ingest figures measured so far, by case (kept for namespaces reused)."""
+    return json.loads(path.read_text()) if path.exists() else {}
+
+
+def _save_ingest(path: Path, label: str, report: dict[str, Any]) -> None:
+    # Re-read first: ingest-only runs for other engines may write the same file.
+    figures = _ingest_figures(path)
+    figures[label] = report
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(figures, indent=2))
 
 
 def _ingested(store: GraphStore, size: int) -> bool:
@@ -243,17 +253,24 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path("benchmarks/results/scale"))
     parser.add_argument("--home", type=Path, default=None, help="embedded FalkorDB home")
     parser.add_argument("--reuse", action="store_true", help="keep namespaces already ingested")
+    parser.add_argument("--engines", nargs="+", default=["falkordb", "neo4j"])
+    parser.add_argument("--ingest-only", action="store_true", help="stop after the ingests")
     args = parser.parse_args()
     cases = _cases(args)
     results: dict[str, Any] = {"sizes": args.sizes, "queries": args.queries, "cases": {}}
-    earlier = _earlier_ingests(args.out.with_suffix(".json"))
+    ingests = args.out.with_name(args.out.name + "-ingest.json")
     for label, (url, size) in cases.items():
         with open_store(url) as store:
             engine = store.capabilities.engine
             reuse = args.reuse and _ingested(store, size)
-        report = earlier.get(label) if reuse else _child(["ingest", url, str(size)])
+        report = _ingest_figures(ingests).get(label) if reuse else None
+        if not reuse:
+            report = _child(["ingest", url, str(size)])
+            _save_ingest(ingests, label, report)
         print(f"{label}: ingest {report if not reuse else 'reused'}", file=sys.stderr)
         results["cases"][label] = {"engine": engine, "size": size, "ingest": report}
+    if args.ingest_only:
+        return
     traversal, pipeline = measure_warm(cases, args.queries)
     for label, (url, size) in cases.items():
         with tempfile.TemporaryDirectory() as index_dir:
