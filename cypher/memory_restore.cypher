@@ -1,7 +1,8 @@
 // memory_restore: write imported memory versions with their whole stored state.
 // params: ns, scope, records
 // returns: id, version
-// `records` are MemoryRecord rows. Each version is merged on its id within the
+// `records` are MemoryRecord rows with their `seal` (audit key HMAC, made by the
+// importer for the target namespace). Each version is merged on its id within the
 // scope and created with every property at once, lifecycle included
 // (superseded_at, forgotten_at, forget_reason, purged_at, review), before import
 // links any tag to it: a version is never reachable with half its state, even on
@@ -22,5 +23,5 @@ ON CREATE SET m.key = rec.key, m.text = rec.text, m.title = rec.title,
   m.reviewed_by = rec.reviewed_by, m.reviewed_at = rec.reviewed_at,
   m.given_tags = rec.given_tags, m.given_cues = rec.given_cues,
   m.trust_at = rec.trust_at, m.trust_log = rec.trust_log, m.trust_since = rec.trust_at[-1],
-  m.v = space.version
+  m.seal = rec.seal, m.v = space.version
 RETURN m.id AS id, space.version AS version

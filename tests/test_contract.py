@@ -16,6 +16,7 @@ from mragent.core.retrieval.cue_search import CueHit
 from mragent.core.retrieval.reconstruct import traverse
 from mragent.core.store.base import GraphStore
 from mragent.core.view import ReadView
+from mragent.memory.audit import AuditLog
 from mragent.memory.ingest import WriteStamp, build_batches, namespace_stats, prepare_write
 from mragent.memory.reader import Memory
 from tests.fixtures import CHAIN, INJECTIONS, TESTER, ingest
@@ -179,7 +180,8 @@ def test_mixed_embedder_write_is_refused(store: GraphStore, ns: str) -> None:
 def test_a_batch_without_its_namespace_writes_nothing(store: GraphStore, ns: str) -> None:
     stamp = WriteStamp(TESTER)
     batch = build_batches(parse_corpus(CHAIN), RuleExtractor(), HashingEmbedder(), stamp)[0]
-    assert store.run("ingest_batch", batch.params(ns, "shared")) == []  # no version row
+    params = batch.params(ns, "shared", AuditLog().seal)
+    assert store.run("ingest_batch", params) == []  # no version row
     assert namespace_stats(store, ns)["contents"] == 0
 
 
@@ -187,7 +189,7 @@ def test_a_failing_batch_writes_nothing(store: GraphStore, ns: str) -> None:
     stamp = WriteStamp(TESTER)
     batch = build_batches(parse_corpus(CHAIN), RuleExtractor(), HashingEmbedder(), stamp)[0]
     prepare_write(store, ns, HashingEmbedder())
-    params = batch.params(ns, "shared")
+    params = batch.params(ns, "shared", AuditLog().seal)
     params["refs"] = [*params["refs"], {"tag": "Acme", "content": "acme", "weight": {"x": 1}}]
     with pytest.raises(QueryError), store.transaction() as tx:
         tx.run("ingest_batch", params)

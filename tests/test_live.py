@@ -12,6 +12,8 @@ from typing import Any
 
 import pytest
 
+from mragent.apps.transfer import export_memories
+from mragent.apps.transfer_import import import_memories
 from mragent.core.corpus import parse_corpus
 from mragent.core.genome import PRESETS, Genome
 from mragent.core.retrieval.cue_search import CueHit
@@ -148,6 +150,30 @@ def test_a_reader_opened_before_a_change_never_returns_what_it_hides(
         cues = reader.index.cues
         # The cues only the forgotten memory gave rise to were deleted: the reader dropped them.
         assert not any("Kruger" in cues.texts[s] for s in cues.live.nonzero()[0])
+
+
+def test_a_scope_replaced_after_the_reader_opened_is_read_as_it_is_now(
+    memories: Memories, store: GraphStore, ns: str, audit_log_path: Path, tmp_path: Path
+) -> None:
+    memories.remember("The team meets in the Orion room.", principal=ANA, scope="team")
+    reader = Memory(store, ns, view=ReadView(scopes=("shared", "team")))
+    question = "Which room does the team meet in?"
+    assert "Orion" in _context(reader, question)  # the control
+    source = f"{ns}-source"
+    audit = AuditLog(audit_log_path)
+    try:
+        Memories(store, source, audit, clock=_clock()).remember(
+            "The team meets in the Lynx room.", principal=ANA, scope="team"
+        )
+        path = tmp_path / "team.json"
+        export_memories(store, source, path, scopes=["team"])
+        import_memories(
+            store, ns, path, principal=ANA, audit=audit, mode="replace", confirm_replace=True
+        )
+    finally:
+        store.run("delete_namespace", {"ns": source})
+    text = _context(reader, question)
+    assert "Orion" not in text and "Lynx" in text
 
 
 def test_a_deleted_and_rewritten_namespace_is_read_from_scratch(store: GraphStore, ns: str) -> None:

@@ -18,10 +18,10 @@ from mragent.cli.common import (
     out,
 )
 from mragent.cli.memory import audit_log
-from mragent.core.corpus import load_corpus, validate_namespace
+from mragent.core.corpus import validate_namespace
 from mragent.core.store import open_store
 from mragent.core.view import DEFAULT_SCOPE, validate_scope
-from mragent.memory.ingest import BATCH_SIZE, ingest
+from mragent.memory.ingest import BATCH_SIZE, ingest_file
 from mragent.memory.principal import parse_principal
 
 
@@ -35,27 +35,31 @@ def ingest_command(
     batch_size: Annotated[
         int, typer.Option(min=1, max=10_000, help="Contents per atomic batch.")
     ] = BATCH_SIZE,
+    readmit: Annotated[
+        bool, typer.Option(help="Write texts identical to forgotten memories anyway.")
+    ] = False,
 ) -> None:
-    """Load a corpus into a namespace (idempotent; validated before any write; audited)."""
+    """Load a corpus into a namespace (streamed; idempotent; validated before any write;
+    audited)."""
     with cli_errors():
         who = parse_principal(principal)
         validate_namespace(ns)
         validate_scope(scope)
-        corpus = load_corpus(file)
         with open_store(db) as store, Progress(transient=True) as progress:
             task = progress.add_task("ingesting", total=None)
 
             def advance(done: int, total: int) -> None:
                 progress.update(task, completed=done, total=total)
 
-            report = ingest(
+            report = ingest_file(
                 store,
-                corpus,
+                file,
                 ns,
                 principal=who,
                 audit=audit_log(audit),
                 scope=scope,
                 batch_size=batch_size,
+                readmit=readmit,
                 progress=advance,
             )
         added = {

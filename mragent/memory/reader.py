@@ -20,6 +20,7 @@ superseded or out-of-scope text can never come from a stale index.
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -116,6 +117,9 @@ class Memory:
         self.embedder = embedder or default_embedder()
         self.identity: EmbedderIdentity = self.embedder.identity
         self.index_dir = index_dir or index_files.index_dir()
+        self._mask_key: tuple[LiveIndex | None, int] = (None, -1)
+        self._mask_until = 0.0
+        self._mask_cache: tuple[np.ndarray, np.ndarray] = (np.zeros(0, bool), np.zeros(0, bool))
         space = self._space()
         found = index_files.load(space, ns, self.view.scopes, self.identity, self.index_dir)
         self.index = found or LiveIndex.empty(ns, self.view.scopes, self.identity)
@@ -156,10 +160,21 @@ class Memory:
 
     def idf(self, word: str) -> float:
         """Rarity of a word among the contents this reader sees (unknown: rarest)."""
-        return self.index.passages.idf(word, self._content_mask(time.time()))
+        return self.index.passages.idf(word, self._masks()[1])
 
-    def _content_mask(self, now: float) -> np.ndarray:
-        return self.index.passages.admitted(self.view, now)
+    def _masks(self) -> tuple[np.ndarray, np.ndarray]:
+        """The cue and content slots the view admits, computed once per index version
+        (and again when the clock passes a record or trust time of a view read now)."""
+        index, now = self.index, time.time()
+        held, version = self._mask_key
+        if held is not index or version != index.version or now >= self._mask_until:
+            cues = index.cues.admitted(self.view.scopes)
+            contents = index.passages.admitted(self.view, now)
+            self._mask_cache = (cues, contents)
+            self._mask_key = (index, index.version)
+            fixed = self.view.as_of is not None
+            self._mask_until = math.inf if fixed else index.passages.next_change(now)
+        return self._mask_cache
 
     def snapshot(self) -> list[dict]:
         """Every content of the view as rows (``content_snapshot``): a full copy, for
@@ -171,15 +186,15 @@ class Memory:
     ) -> tuple[list[CueHit], object]:
         """Entry candidates (cue hits and passage seeds, merged, best first) and the
         question's passage relevance, from the reader's indexes."""
-        index, now = self.index, time.time()
+        index = self.index
         vector = self.embedder.embed([question])[0]
-        cue_mask = index.cues.admitted(self.view.scopes)
+        cue_mask, content_mask = self._masks()
         dense = None
         if native_vector_index:
             dense = index.cues.native_dense(self.store, self.ns, self.view.scopes, vector, cue_mask)
         want = genome.cueK + STANDBY
         found = index.cues.search(question, vector, genome, cue_mask, want, dense)
-        scored = index.passages.score(question, self._content_mask(now))
+        scored = index.passages.score(question, content_mask)
         seeds = scored.seeds(genome.cueK, index.cues, cue_mask)
         return merge_cues(found, seeds)[: genome.cueK + want], scored.relevance()
 

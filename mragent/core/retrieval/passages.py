@@ -123,6 +123,15 @@ class PassageIndex:
                 trust[slot] = TRUST_CODES.get(states[then], _OTHER_TRUST) if then >= 0 else -1
         return ok & np.isin(trust, [TRUST_CODES[state] for state in view.trust])
 
+    def next_change(self, after: float) -> float:
+        """The first record or trust time later than ``after`` (inf: none): until then a
+        view read "now" admits the same contents."""
+        c = self.columns
+        times = np.concatenate([c.recorded, c.superseded, c.trust_since])
+        with np.errstate(invalid="ignore"):
+            later = times[times > after]
+        return float(later.min()) if len(later) else math.inf
+
     def idf(self, word: str, mask: np.ndarray) -> float:
         """Rarity of ``word`` among the admitted contents (unknown: rarest)."""
         n = max(1, int(np.count_nonzero(mask[: len(self.ids)])))
