@@ -7,8 +7,9 @@ Usage:
 
 For every size, the generated memory of ``mragent.apps.synthetic`` (the generator of
 ``benchmarks/substrate.py``) is ingested into the embedded FalkorDB and, up to
-``--neo4j-max`` contents, into Neo4j. Each ingest runs in a process of its own, so
-its peak RSS is that ingest's alone. Then, in one process, every case (engine x size)
+``--neo4j-max`` contents, into Neo4j, from a corpus file streamed as ``mragent ingest``
+reads it. Each ingest runs in a process of its own, so its peak RSS is that ingest's
+alone. Then, in one process, every case (engine x size)
 is measured interleaved, question by question, so machine noise hits all alike:
 
 * traversal round trip p50/p95 at depth 1, 2 and 3 (entry candidates computed first,
@@ -46,7 +47,7 @@ from mragent.core.retrieval.reconstruct import traverse
 from mragent.core.store import open_store
 from mragent.core.store.base import GraphStore
 from mragent.memory.audit import AuditLog
-from mragent.memory.ingest import ingest, namespace_stats
+from mragent.memory.ingest import ingest_file, namespace_stats
 from mragent.memory.principal import BENCH
 from mragent.memory.reader import Memory
 
@@ -72,14 +73,26 @@ def _child(args: list[str]) -> dict[str, Any]:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def ingest_child(url: str, size: int) -> None:
-    """Subcommand: ingest ``size`` generated contents into a fresh namespace."""
-    corpus = generate(size)
+def write_corpus(size: int, path: Path) -> Path:
+    """The generated memory of ``size`` contents as a corpus file (once per size)."""
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        contents = [
+            {"id": c.key, "title": c.title, "text": c.text} for c in generate(size).contents
+        ]
+        path.write_text(json.dumps({"format": "mragent-corpus/1", "contents": contents}))
+    return path
+
+
+def ingest_child(url: str, size: int, corpus: str) -> None:
+    """Subcommand: ingest a corpus file of ``size`` contents into a fresh namespace,
+    streamed as ``mragent ingest`` does."""
     ns = _namespace(size)
-    with open_store(url) as store:
+    with open_store(url) as store, tempfile.TemporaryDirectory() as scratch:
         store.run("delete_namespace", {"ns": ns})
+        audit = AuditLog(Path(scratch) / "audit.jsonl")  # the benchmark's own, thrown away
         start = time.perf_counter()
-        report = ingest(store, corpus, ns, principal=BENCH, audit=AuditLog())
+        report = ingest_file(store, Path(corpus), ns, principal=BENCH, audit=audit)
         seconds = time.perf_counter() - start
     out = {"seconds": seconds, "contents_per_s": size / seconds, "peak_rss_mb": _peak_rss_mb()}
     print(json.dumps({**out, "nodes": report.nodes_after}))
@@ -118,7 +131,7 @@ def _summary(values: list[float]) -> dict[str, float]:
 def _cases(args: argparse.Namespace) -> dict[str, tuple[str, int]]:
     """``label -> (url, size)`` for every engine and size measured."""
     falkor = open_store(None, home=args.home)
-    urls = {"falkordb": falkor.url}
+    urls = {"falkordb": falkor.secret_url}
     falkor.close()
     try:
         open_store(args.neo4j).close()
@@ -265,7 +278,8 @@ def main() -> None:
             reuse = args.reuse and _ingested(store, size)
         report = _ingest_figures(ingests).get(label) if reuse else None
         if not reuse:
-            report = _child(["ingest", url, str(size)])
+            corpus = write_corpus(size, args.out.with_name(f"{args.out.name}-corpus-{size}.json"))
+            report = _child(["ingest", url, str(size), str(corpus)])
             _save_ingest(ingests, label, report)
         print(f"{label}: ingest {report if not reuse else 'reused'}", file=sys.stderr)
         results["cases"][label] = {"engine": engine, "size": size, "ingest": report}
@@ -289,7 +303,7 @@ def main() -> None:
 
 if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] == "ingest":
-        ingest_child(sys.argv[2], int(sys.argv[3]))
+        ingest_child(sys.argv[2], int(sys.argv[3]), sys.argv[4])
     elif len(sys.argv) > 1 and sys.argv[1] == "cold":
         cold_child(sys.argv[2], int(sys.argv[3]), sys.argv[4])
     else:
