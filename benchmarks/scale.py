@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import resource
 import statistics
@@ -53,6 +54,7 @@ from mragent.memory.reader import Memory
 
 DEPTHS = (1, 2, 3)
 RECALL_AT = 5
+URL_VARIABLE = "MRAGENT_SCALE_URL"
 
 
 def _namespace(size: int) -> str:
@@ -63,10 +65,18 @@ def _peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # kB on Linux
 
 
-def _child(args: list[str]) -> dict[str, Any]:
-    """Run this script's ``args`` subcommand in a fresh process; its JSON answer."""
+def _child(args: list[str], url: str) -> dict[str, Any]:
+    """Run this script's ``args`` subcommand in a fresh process; its JSON answer.
+
+    The store URL may carry the embedded server's password: it goes through the
+    child's environment (readable by its user only), never its command line.
+    """
     done = subprocess.run(
-        [sys.executable, __file__, *args], capture_output=True, text=True, check=False
+        [sys.executable, __file__, *args],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, URL_VARIABLE: url},
     )
     if done.returncode != 0:
         raise RuntimeError(f"{args[0]} failed: {done.stderr.strip().splitlines()[-1:]}")
@@ -133,11 +143,12 @@ def _cases(args: argparse.Namespace) -> dict[str, tuple[str, int]]:
     falkor = open_store(None, home=args.home)
     urls = {"falkordb": falkor.secret_url}
     falkor.close()
-    try:
-        open_store(args.neo4j).close()
-        urls["neo4j"] = args.neo4j
-    except BackendUnavailable as exc:
-        print(f"neo4j skipped: {exc}", file=sys.stderr)
+    if "neo4j" in args.engines:
+        try:
+            open_store(args.neo4j).close()
+            urls["neo4j"] = args.neo4j
+        except BackendUnavailable as exc:
+            print(f"neo4j skipped: {exc}", file=sys.stderr)
     return {
         f"{engine}-{size}": (url, size)
         for size in args.sizes
@@ -279,7 +290,7 @@ def main() -> None:
         report = _ingest_figures(ingests).get(label) if reuse else None
         if not reuse:
             corpus = write_corpus(size, args.out.with_name(f"{args.out.name}-corpus-{size}.json"))
-            report = _child(["ingest", url, str(size), str(corpus)])
+            report = _child(["ingest", str(size), str(corpus)], url)
             _save_ingest(ingests, label, report)
         print(f"{label}: ingest {report if not reuse else 'reused'}", file=sys.stderr)
         results["cases"][label] = {"engine": engine, "size": size, "ingest": report}
@@ -289,8 +300,8 @@ def main() -> None:
     for label, (url, size) in cases.items():
         with tempfile.TemporaryDirectory() as index_dir:
             cold = {
-                "no_index_copy": _child(["cold", url, str(size), index_dir]),
-                "persisted_copy": _child(["cold", url, str(size), index_dir]),
+                "no_index_copy": _child(["cold", str(size), index_dir], url),
+                "persisted_copy": _child(["cold", str(size), index_dir], url),
             }
         results["cases"][label].update(
             traversal=traversal[label], pipeline=pipeline[label], cold=cold
@@ -303,8 +314,8 @@ def main() -> None:
 
 if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] == "ingest":
-        ingest_child(sys.argv[2], int(sys.argv[3]), sys.argv[4])
+        ingest_child(os.environ[URL_VARIABLE], int(sys.argv[2]), sys.argv[3])
     elif len(sys.argv) > 1 and sys.argv[1] == "cold":
-        cold_child(sys.argv[2], int(sys.argv[3]), sys.argv[4])
+        cold_child(os.environ[URL_VARIABLE], int(sys.argv[2]), sys.argv[3])
     else:
         main()
