@@ -32,6 +32,9 @@ class RecordingStore(GraphStore):
     def _execute_schema(self, name: str, statement: str) -> None:
         self.calls.append((name, statement, {}))
 
+    def erase_residue(self) -> None:
+        pass
+
     def close(self) -> None:
         pass
 
