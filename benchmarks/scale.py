@@ -3,7 +3,7 @@
 Usage:
     python benchmarks/scale.py [--sizes 10000 100000] [--neo4j bolt://127.0.0.1:7687]
         [--neo4j-max 100000] [--queries 100] [--out benchmarks/results/scale] [--reuse]
-        [--engines falkordb neo4j] [--ingest-only]
+        [--engines falkordb neo4j] [--ingest-only] [--no-cold]
 
 For every size, the generated memory of ``mragent.apps.synthetic`` (the generator of
 ``benchmarks/substrate.py``) is ingested into the embedded FalkorDB and, up to
@@ -279,6 +279,7 @@ def main() -> None:
     parser.add_argument("--reuse", action="store_true", help="keep namespaces already ingested")
     parser.add_argument("--engines", nargs="+", default=["falkordb", "neo4j"])
     parser.add_argument("--ingest-only", action="store_true", help="stop after the ingests")
+    parser.add_argument("--no-cold", action="store_true", help="skip the cold-recall processes")
     args = parser.parse_args()
     cases = _cases(args)
     results: dict[str, Any] = {"sizes": args.sizes, "queries": args.queries, "cases": {}}
@@ -298,14 +299,14 @@ def main() -> None:
         return
     traversal, pipeline = measure_warm(cases, args.queries)
     for label, (url, size) in cases.items():
+        results["cases"][label].update(traversal=traversal[label], pipeline=pipeline[label])
+        if args.no_cold:
+            continue
         with tempfile.TemporaryDirectory() as index_dir:
-            cold = {
+            results["cases"][label]["cold"] = {
                 "no_index_copy": _child(["cold", str(size), index_dir], url),
                 "persisted_copy": _child(["cold", str(size), index_dir], url),
             }
-        results["cases"][label].update(
-            traversal=traversal[label], pipeline=pipeline[label], cold=cold
-        )
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.with_suffix(".json").write_text(json.dumps(results, indent=2))
     plot(results, args.out.with_suffix(".png"))
