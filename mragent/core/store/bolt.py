@@ -11,11 +11,13 @@ from typing import Any, TypeVar
 
 import neo4j
 import neo4j.exceptions
+import neo4j.graph
 
 from mragent.core.errors import BackendUnavailable, QueryError
 from mragent.core.store.base import Capabilities, GraphStore, Rows, Transaction
 
 _DRIVER_ERRORS = (neo4j.exceptions.Neo4jError, neo4j.exceptions.DriverError)
+_GRAPH_VALUES = (neo4j.graph.Node, neo4j.graph.Relationship, neo4j.graph.Path)
 TRANSIENT_RETRIES = 8  # a single statement is retried on a transient error this many times
 T = TypeVar("T")
 
@@ -31,11 +33,16 @@ def _rows(result: neo4j.Result) -> Rows:
     """The records of ``result`` as dicts, read positionally.
 
     ``Record.data()`` converts each value recursively and costs about 20 times what
-    zipping the keys with the record's values does; the queries return plain values
-    (no nodes or relationships), so there is nothing for it to convert.
+    zipping the keys with the record's values does. The product's queries return
+    plain values; only a statement returning nodes, relationships or paths (a
+    Browser view run as text) takes the converting path, so those still arrive as
+    plain lists and dicts.
     """
     keys = result.keys()
-    return [dict(zip(keys, values, strict=True)) for values in result.values()]
+    records = list(result)
+    if records and any(isinstance(value, _GRAPH_VALUES) for value in records[0]):
+        return [record.data() for record in records]
+    return [dict(zip(keys, record, strict=True)) for record in records]
 
 
 class _BoltTransaction(Transaction):
