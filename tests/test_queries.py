@@ -28,7 +28,7 @@ def _query_files() -> list[Path]:
 def test_only_declared_placeholders_exist() -> None:
     for path in query_dir().rglob("*.cypher"):
         placeholders = set(re.findall(r"\{\{(\w+)\}\}", path.read_text()))
-        assert placeholders <= {"depth", "dimension", "rank"}, path
+        assert placeholders <= {"chunk", "depth", "dimension", "rank"}, path
 
 
 # The design's shape, with relationship variables allowed (the rank filters name them).
@@ -42,6 +42,12 @@ def test_traverse_is_the_literal_pattern() -> None:
             r"\(c:Cue\)-\[\w*:LINKED_TO\*1\.\.3\]->\(t:Tag\)-\[\w*:REFERENCES\]->\(m:Content\)"
         )
         assert re.search(literal, text), engine
+
+
+@pytest.mark.parametrize("bad", [0, -1, True, 2.0, "2", "1 ROWS } MATCH (n) DETACH DELETE n //"])
+def test_a_chunk_size_is_an_in_range_int(bad: object) -> None:
+    with pytest.raises(ConfigError, match="chunk"):
+        get_query("rank_links", "neo4j").render(chunk=bad)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("bad", [0, 5, -1, True, 2.0, "2", "1..9] DETACH DELETE n //"])

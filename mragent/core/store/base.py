@@ -16,6 +16,10 @@ from typing import Any
 from mragent.core.queries import QueryTemplate, get_query
 
 Rows = list[dict[str, Any]]
+# Rows per transaction of a namespace-wide write an engine's query file chunks
+# (``render: chunk``): small enough for Neo4j's default transaction memory limit at a
+# hub tag's thousands of edges, large enough that commits are not the cost.
+CHUNK_ROWS = 2000
 
 
 @dataclass(frozen=True)
@@ -63,10 +67,17 @@ class Transaction(abc.ABC):
 
 
 class GraphStore(abc.ABC):
-    """A connection to one graph database holding mragent memories."""
+    """A connection to one graph database holding mragent memories.
+
+    Attributes:
+        chunk_rows: Rows per transaction for the namespace-wide writes an engine runs
+            in chunks (the queries declaring ``render: chunk``); other engines run
+            them as one statement.
+    """
 
     capabilities: Capabilities
     url: str
+    chunk_rows: int = CHUNK_ROWS
 
     @property
     def secret_url(self) -> str:
@@ -82,8 +93,14 @@ class GraphStore(abc.ABC):
     def prepare(
         self, name: str, params: dict[str, Any] | None, render: dict[str, int | str]
     ) -> tuple[str, dict[str, Any]]:
-        """Render and check a named query; the single path to query text."""
+        """Render and check a named query; the single path to query text.
+
+        A query that declares the ``chunk`` placeholder (an engine's chunked form of a
+        namespace-wide write) gets :attr:`chunk_rows` unless the caller names one.
+        """
         template = self.template(name)
+        if "chunk" in template.render_specs and "chunk" not in render:
+            render = {**render, "chunk": self.chunk_rows}
         params = params or {}
         template.check_params(params)
         return template.render(**render), params
