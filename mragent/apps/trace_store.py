@@ -3,10 +3,12 @@
 A trace is telemetry, not memory. It is stored as
 
     (:Trace {id, ns, question, created_at, genome, paths})
-        -[:VISITED {rank, evidence, kind}]->(:Cue | :Tag | :Content)
+        -[:VISITED {rank, evidence, kind, entry}]->(:Cue | :Tag | :Content)
 
-with ``kind`` one of ``cue``, ``tag``, ``kept``, ``dropped``, ``cut`` and
-``paths`` the used paths (node ids joined by ``,``). No retrieval query
+with ``kind`` one of ``cue``, ``tag``, ``kept``, ``dropped``, ``cut``,
+``entry`` (``seeded`` or ``bridged``) on the visit of a content that passage
+seeding brought in without a cue path, and ``paths`` the used cue paths (node
+ids joined by ``,``). No retrieval query
 matches the ``Trace`` label or ``VISITED`` edges, and each namespace keeps only
 its newest :data:`TRACE_CAP` traces, so traces can neither leak into answers
 nor grow without bound. Deleting a namespace deletes its traces.
@@ -19,7 +21,8 @@ import uuid
 from datetime import UTC, datetime
 from typing import Any
 
-from mragent.apps.explain import Fate, Trace, checked_id
+from mragent.apps.browser_view import checked_id
+from mragent.apps.explain import Entry, Fate, Trace
 from mragent.core.store.base import GraphStore
 
 TRACE_CAP = 100
@@ -48,10 +51,11 @@ def _visits(trace: Trace) -> list[dict[str, Any]]:
         for i, (tag, evidence) in enumerate(ordered, 1)
     ]
     visits += [
-        {"id": c.id, "rank": c.rank, "evidence": c.evidence, "kind": c.fate.value}
+        {"id": c.id, "rank": c.rank, "evidence": c.evidence, "kind": c.fate.value,
+         "entry": None if c.entry is Entry.PATH else c.entry.value}
         for c in trace.contents
         if c.rank is not None
-    ]
+    ]  # fmt: skip
     return visits
 
 

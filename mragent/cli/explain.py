@@ -8,23 +8,27 @@ from typing import Annotated
 import typer
 
 from mragent.apps.bench import ensure_ingested
-from mragent.apps.datasets import corpus_namespace
-from mragent.apps.explain import browser_cypher, build_trace, render_trace
+from mragent.apps.browser_view import browser_cypher
+from mragent.apps.datasets import load_questions_corpus
+from mragent.apps.explain import build_trace
+from mragent.apps.explain_screen import render_trace
 from mragent.apps.html_view import write_html
 from mragent.apps.trace_store import TRACE_CAP, persist_trace
 from mragent.cli.common import (
     AsOfOption,
     CorpusNsOption,
+    DatasetOption,
     DbOption,
     GenomeOption,
     IncludePendingOption,
+    PathOption,
     ScopesOption,
     cli_errors,
     console,
     out,
     read_view,
 )
-from mragent.core.corpus import load_corpus, reference_corpus_path, validate_namespace
+from mragent.core.corpus import Corpus, validate_namespace
 from mragent.core.errors import ConfigError
 from mragent.core.genome import load_genome
 from mragent.core.store import open_store
@@ -34,7 +38,8 @@ QuestionArgument = Annotated[str, typer.Argument(help="The question to reconstru
 CorpusOption = Annotated[
     Path | None,
     typer.Option(
-        help="Corpus JSON to read (ingested if its namespace is empty). "
+        help="Corpus JSON to read (ingested if its namespace is empty); with --dataset "
+        "musique|hotpotqa, the optional pooled corpus of that dataset. "
         "Default without --ns: the bundled reference corpus."
     ),
 ]
@@ -66,6 +71,8 @@ def explain_command(
     db: DbOption = None,
     ns: CorpusNsOption = None,
     corpus: CorpusOption = None,
+    dataset: DatasetOption = None,
+    path: PathOption = None,
     cypher: CypherOption = False,
     persist: PersistOption = False,
     html: HtmlOption = None,
@@ -79,13 +86,7 @@ def explain_command(
             raise ConfigError("the question is empty")
         chosen = load_genome(genome)
         view = read_view(scope, include_pending, as_of)
-        path = corpus or (None if ns else reference_corpus_path())
-        data = load_corpus(path) if path else None
-        if ns:
-            namespace = validate_namespace(ns)
-        else:
-            assert path is not None  # without --ns the corpus defaults to the reference one
-            namespace = corpus_namespace(path)
+        data, namespace = _memory_source(dataset and dataset.value, path, corpus, ns)
         with open_store(db) as store:
             if data is not None and ensure_ingested(store, data, namespace):
                 console.print(
@@ -105,3 +106,16 @@ def explain_command(
             console.print(f"wrote {html} ({size / 1024:.0f} KiB, works offline)", highlight=False)
         if cypher:
             out.print(browser_cypher(trace), markup=False, highlight=False, soft_wrap=True, end="")
+
+
+def _memory_source(
+    dataset: str | None, path: Path | None, corpus: Path | None, ns: str | None
+) -> tuple[Corpus | None, str]:
+    """The corpus to ingest (None: read ``--ns`` as it is) and the namespace to read.
+
+    The files and namespaces are bench's, so a memory ``bench`` built is read again.
+    """
+    if ns and dataset is None and path is None and corpus is None:
+        return None, validate_namespace(ns)
+    data, derived, _ = load_questions_corpus(dataset, path, corpus)
+    return data, validate_namespace(ns) if ns else derived
