@@ -2,7 +2,7 @@
 
 Usage:
     python benchmarks/ingest_stream.py [--contents 100000] [--neo4j bolt://127.0.0.1:7687]
-        [--rounds 1]
+        [--rounds 1] [--engines falkordb,neo4j]
 
 Writes a generated corpus (:func:`mragent.apps.synthetic.generate`) to a file,
 then runs ``mragent ingest`` on it in a new process per engine, alternating
@@ -72,6 +72,7 @@ def main() -> None:
     parser.add_argument("--contents", type=int, default=100_000)
     parser.add_argument("--neo4j", default="bolt://127.0.0.1:7687")
     parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--engines", default="falkordb,neo4j", help="Comma-separated.")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="mragent-ingest-bench-") as tmp:
         home = Path(tmp) / "home"
@@ -79,10 +80,12 @@ def main() -> None:
         corpus = Path(tmp) / "corpus.json"
         write_corpus(corpus, args.contents)
         print(f"corpus: {args.contents} contents, {corpus.stat().st_size / 1e6:.1f} MB")
-        engines: dict[str, str | None] = {"falkordb": None}
+        wanted = args.engines.split(",")
+        engines: dict[str, str | None] = {"falkordb": None} if "falkordb" in wanted else {}
         try:
-            open_store(args.neo4j).close()
-            engines["neo4j"] = args.neo4j
+            if "neo4j" in wanted:
+                open_store(args.neo4j).close()
+                engines["neo4j"] = args.neo4j
         except BackendUnavailable as exc:
             print(f"neo4j skipped: {exc}")
         try:
