@@ -92,6 +92,14 @@ def audit_log_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return path
 
 
+@pytest.fixture(autouse=True)
+def index_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Each test's readers persist their index copies in its own directory."""
+    path = tmp_path / "index"
+    monkeypatch.setenv("MRAGENT_INDEX_DIR", str(path))
+    return path
+
+
 @pytest.fixture(scope="session")
 def falkordb_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     home = tmp_path_factory.mktemp("mragent-home")

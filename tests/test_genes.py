@@ -13,7 +13,7 @@ from mragent.core.corpus import parse_corpus
 from mragent.core.embedding import HashingEmbedder
 from mragent.core.genome import Fusion, Genome, PromptStrategy, Rerank
 from mragent.core.retrieval.cue_search import CueIndex
-from mragent.core.retrieval.fusion import fuse
+from mragent.core.retrieval.fusion import Side, fuse
 from mragent.core.retrieval.reconstruct import Candidate, Trail
 from mragent.core.retrieval.rerank import rerank
 from mragent.core.retrieval.synthesis import assemble
@@ -94,20 +94,30 @@ def test_efSearch_sets_the_hnsw_recall_ceiling() -> None:
     vectors = rng.normal(size=(4000, 32)).astype(np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     ids = [f"c{i}" for i in range(len(vectors))]
-    index = CueIndex(ids, ids, vectors, HashingEmbedder(32))
+    index = _cue_index(ids, vectors)
     queries = rng.normal(size=(50, 32)).astype(np.float32)
+    every = index.admitted(("shared",))
 
     def recall(ef: int) -> float:
         hits = 0
         for q in queries:
             q /= np.linalg.norm(q)
-            exact = set(index.exact_dense(q, 16))
-            hits += len(exact & set(index.dense(q, ef, k=16)))
+            exact = set(index.exact_dense(q, 16, every))
+            hits += len(exact & set(index.dense(q, ef, every, k=16)))
         return hits / (16 * len(queries))
 
     low, high = recall(16), recall(256)
     assert low < high and high > 0.98
     assert memory_work(16) < memory_work(256)
+
+
+def _cue_index(texts: list[str], vectors: np.ndarray) -> CueIndex:
+    index = CueIndex(vectors.shape[1])
+    index.add(
+        {"id": text, "text": text, "scope": "shared", "embedding": vector}
+        for text, vector in zip(texts, vectors, strict=True)
+    )
+    return index
 
 
 def memory_work(ef: int) -> int:
@@ -121,10 +131,11 @@ def memory_work(ef: int) -> int:
 def test_hybridAlpha_moves_between_sparse_and_dense() -> None:
     embedder = HashingEmbedder()
     texts = ["violinist", "renowned"]
-    index = CueIndex(texts, texts, embedder.embed(texts), embedder)
+    index = _cue_index(texts, embedder.embed(texts))
+    vector, every = embedder.embed(["violinists"])[0], index.admitted(("shared",))
     # "violinists" shares no word with any cue, only character trigrams with "violinist".
-    sparse_only = index.search("violinists", Genome(hybridAlpha=0.0))
-    dense_only = index.search("violinists", Genome(hybridAlpha=1.0))
+    sparse_only = index.search("violinists", vector, Genome(hybridAlpha=0.0), every, 5)
+    dense_only = index.search("violinists", vector, Genome(hybridAlpha=1.0), every, 5)
     assert sparse_only == [] and next(h.text for h in dense_only) == "violinist"
 
 
@@ -132,7 +143,13 @@ def test_fusion_methods_order_cues_differently() -> None:
     dense = {"a": 0.2, "b": 0.1, "c": 1.0, "d": 0.4}
     sparse = {"a": 4.4, "b": 0.6, "c": 0.1, "d": 4.3}
     orders = {
-        m: [k for k, _ in sorted(fuse(m, dense, sparse, 0.5).items(), key=lambda kv: -kv[1])]
+        m: [
+            k
+            for k, _ in sorted(
+                fuse(m, Side.of(dense, str), Side.of(sparse, str), 0.5).items(),
+                key=lambda kv: -kv[1],
+            )
+        ]
         for m in Fusion
     }
     # RRF sees only ranks (a is 1st and 3rd, d 2nd and 2nd); linear min-max keeps d's

@@ -562,5 +562,5 @@ def test_purge_erases_the_text_and_keeps_every_other_property(
         after = all_records(store, other_ns)[target]
         changed = {key for key in before if before[key] != after[key]}
         assert {"text", "purged_at"} <= changed
-        assert changed <= {"text", "title", "given_tags", "given_cues", "purged_at"}
+        assert changed <= {"text", "title", "source", "given_tags", "given_cues", "purged_at"}
         assert after["text"] is None and after["title"] in ("", None)

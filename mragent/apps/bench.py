@@ -17,7 +17,7 @@ from mragent.apps.evaluate import (
     score,
     summarise,
 )
-from mragent.apps.negative import NegativeReport
+from mragent.apps.negative_report import NegativeReport
 from mragent.core.corpus import Corpus
 from mragent.core.genome import PRESETS, Genome
 from mragent.core.store.base import GraphStore
@@ -87,8 +87,9 @@ def run_bench(
                 ),
             )
         )
+    contents = memory.snapshot()
     for method in ("bm25", "dense"):
-        flat = FlatRetriever(memory.contents, method, memory.embedder)
+        flat = FlatRetriever(contents, method, memory.embedder)
         results = flat.run(questions, genome.maxContent)
         if progress:
             progress(len(questions))

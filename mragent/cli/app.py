@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
 
+import mragent
 from mragent.cli import bench, db, evolve, explain, genome
 from mragent.cli.audit import audit_app
 from mragent.cli.ingest import ingest_command
@@ -27,6 +30,26 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"mragent {mragent.__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_print_version, is_eager=True, help="Print the version and exit."
+        ),
+    ] = False,
+) -> None:
+    """Reconstructive graph memory for LLM agents."""
+
+
 app.add_typer(db.app, name="db")
 app.add_typer(genome.app, name="genome")
 app.command("ingest")(ingest_command)

@@ -14,7 +14,8 @@ from mragent.apps.bench import (
     run_bench,
     write_json_atomic,
 )
-from mragent.apps.negative import CATEGORIES, NegativeReport, run_negative
+from mragent.apps.negative import run_negative
+from mragent.apps.negative_report import CATEGORIES, NegativeReport
 from mragent.cli.common import (
     CorpusNsOption,
     DatasetOption,
@@ -144,11 +145,12 @@ def _print(runs: list, engine: str, version: str, path: Path) -> None:
 
 def _print_negative(report: NegativeReport) -> None:
     table = Table(title="negative evaluation (%)")
-    for column in ("category", "absent", "control found"):
+    for column in ("category", "absent", "control found", "long-lived reader"):
         table.add_column(column, justify="left" if column == "category" else "right")
-    absence, presence = report.absence, report.presence
+    absence, presence, lived = report.absence, report.presence, report.long_lived
     for category in CATEGORIES:
-        table.add_row(category, f"{100 * absence[category]:.1f}", f"{100 * presence[category]:.1f}")
+        rates = (absence[category], presence[category], lived[category])
+        table.add_row(category, *(f"{100 * rate:.1f}" for rate in rates))
     out.print(table)
     for failure in report.failures():
         say(f"  FAILED: {failure}")

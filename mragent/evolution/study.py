@@ -16,8 +16,6 @@ import random
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from deap import base, creator, tools
-
 from mragent.core.errors import ConfigError
 from mragent.core.genome import GENES, GeneSpec, Genome, make_genome
 from mragent.evolution.encoding import (
@@ -40,6 +38,10 @@ _FITNESS, _INDIVIDUAL = "MragentFitness", "MragentIndividual"
 
 def _individual_class(objectives: Objectives) -> Any:
     """DEAP's creator classes for one objective set, made once per process."""
+    # DEAP (with numpy and moocore) is imported where a study runs, not with the
+    # package, so commands that never search do not pay for it.
+    from deap import base, creator
+
     # The accuracy set keeps the original class names; others get a suffix.
     suffix = "" if objectives is ACCURACY else objectives.name.capitalize()
     fitness, individual = _FITNESS + suffix, _INDIVIDUAL + suffix
@@ -105,6 +107,8 @@ class Study:
         self.rng = random.Random(seed)
         self.generation = -1  # last completed generation; -1: nothing run yet
         self.population: list[Genome] = []
+        from deap import tools
+
         self.logbook = tools.Logbook()
         self._archive: dict[Genome, Trial] = {}
         self.objectives = objectives
@@ -195,6 +199,8 @@ class Study:
         return individuals
 
     def _select(self, genomes: Sequence[Genome], k: int) -> list[Genome]:
+        from deap import tools
+
         chosen = tools.selNSGA2(self._individuals(genomes), k)
         return [decode(ind) for ind in chosen]
 
@@ -219,6 +225,8 @@ class Study:
         generation = self.generation + 1
         # Crowding distances are recomputed on the current population alone, so a
         # study restored from a checkpoint continues exactly like an unbroken run.
+        from deap import tools
+
         parents = self._individuals(self.population)
         tools.selNSGA2(parents, len(parents))
         offspring = [list(ind) for ind in self._tournament(parents)]
@@ -310,6 +318,8 @@ class Study:
         version, internal, gauss = state["rng_state"]
         rng = random.Random()
         rng.setstate((int(version), tuple(int(x) for x in internal), gauss))
+        from deap import tools
+
         logbook = tools.Logbook()
         for entry in state["logbook"]:
             logbook.record(**entry)

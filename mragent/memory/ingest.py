@@ -47,7 +47,7 @@ __all__ = ["text_hash"]  # re-exported: the one text hash every module uses
 BATCH_SIZE = 500
 Sealer = Callable[[str, str, dict[str, Any]], str]
 # Bumped whenever ingest writes a different graph for the same input.
-GRAPH_LAYOUT = "5"
+GRAPH_LAYOUT = "6"
 PRIMARY_REF = 1.0
 MENTION_REF = 0.6
 BACKWARD_DAMPING = 0.8
@@ -390,7 +390,12 @@ def prepare_write(store: GraphStore, ns: str, embedder: Embedder) -> dict[str, A
     check_space(ns, rows[0] if rows else None, embedder.identity)
     store.ensure_schema(embedder.identity.dimension)
     if not rows:
-        stamp = {"ns": ns, "embedder": embedder.identity.as_text(), "schema": STORE_SCHEMA}
+        stamp = {
+            "ns": ns,
+            "embedder": embedder.identity.as_text(),
+            "schema": STORE_SCHEMA,
+            "uid": new_id(),
+        }
         store.run("stamp_space", stamp)
         rows = store.run("get_space", {"ns": ns})
     return rows[0]

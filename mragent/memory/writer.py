@@ -29,6 +29,7 @@ from typing import Any
 from mragent.core.corpus import MAX_TEXT, Content, Corpus, clean_name, clean_text
 from mragent.core.errors import ConfigError, WriteRefused
 from mragent.core.view import DEFAULT_SCOPE, validate_scope
+from mragent.memory import index_files
 from mragent.memory.ingest import WriteStamp, build_batches, new_id, prepare_write, text_hash
 from mragent.memory.principal import Principal
 from mragent.memory.records import MemoryRecord
@@ -257,6 +258,10 @@ class Memories(MemoryReview):
             self.store.run("trace_purge", trace_params)
         # After the audited write: the engine's own copies (query logs, old file contents).
         self.store.erase_residue()
+        # This machine's index copies may hold words of the erased text (readers
+        # elsewhere refuse theirs: the namespace records the purge's version).
+        space = self.store.run("get_space", {"ns": self.ns})
+        index_files.discard(space[0]["uid"] if space else None)
         return [row["id"] for row in rows]
 
     # -- internals -------------------------------------------------------------------

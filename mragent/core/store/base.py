@@ -58,7 +58,7 @@ class Transaction(abc.ABC):
     """
 
     @abc.abstractmethod
-    def run(self, name: str, params: dict[str, Any] | None = None, **render: int) -> Rows:
+    def run(self, name: str, params: dict[str, Any] | None = None, **render: int | str) -> Rows:
         """Run a named query inside this transaction."""
 
 
@@ -80,7 +80,7 @@ class GraphStore(abc.ABC):
         return get_query(name, self.capabilities.engine)
 
     def prepare(
-        self, name: str, params: dict[str, Any] | None, render: dict[str, int]
+        self, name: str, params: dict[str, Any] | None, render: dict[str, int | str]
     ) -> tuple[str, dict[str, Any]]:
         """Render and check a named query; the single path to query text."""
         template = self.template(name)
@@ -88,13 +88,14 @@ class GraphStore(abc.ABC):
         template.check_params(params)
         return template.render(**render), params
 
-    def run(self, name: str, params: dict[str, Any] | None = None, **render: int) -> Rows:
+    def run(self, name: str, params: dict[str, Any] | None = None, **render: int | str) -> Rows:
         """Run a named query and return its rows as dicts.
 
         Args:
             name: A query name from the registry (``cypher/<name>.cypher``).
             params: Values for the query's declared ``$parameters``.
-            **render: Range-checked integers for the query's placeholders.
+            **render: Range-checked integers and closed-set identifiers for the
+                query's placeholders.
 
         Raises:
             QueryError: on a database error, naming the query.
@@ -155,7 +156,7 @@ class GraphStore(abc.ABC):
         self._run_schema("schema_vector_drop", {})
         self.forget_schema()
 
-    def _run_schema(self, name: str, params: dict[str, Any], **render: int) -> None:
+    def _run_schema(self, name: str, params: dict[str, Any], **render: int | str) -> None:
         template = self.template(name)
         text = template.render(**render) if render else template.text
         for statement in _split_statements(text):

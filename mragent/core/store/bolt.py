@@ -32,7 +32,7 @@ class _BoltTransaction(Transaction):
         self._store = store
         self._tx = tx
 
-    def run(self, name: str, params: dict[str, Any] | None = None, **render: int) -> Rows:
+    def run(self, name: str, params: dict[str, Any] | None = None, **render: int | str) -> Rows:
         text, params = self._store.prepare(name, params, render)
         try:
             return [record.data() for record in self._tx.run(text, params)]
