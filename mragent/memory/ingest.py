@@ -157,13 +157,23 @@ def build_batches(
     return list(_built(source, stamp, embedder))
 
 
-def _built(source: CorpusSource, stamp: WriteStamp, embedder: Embedder) -> Iterator[GraphRecords]:
-    """The source's batches, built one at a time (pass 3 of a :class:`CorpusSource`)."""
+def _built(
+    source: CorpusSource, stamp: WriteStamp, embedder: Embedder, written: set[str] | None = None
+) -> Iterator[GraphRecords]:
+    """The source's batches, built one at a time (pass 3 of a :class:`CorpusSource`).
+
+    Args:
+        written: When given, the cue texts earlier batches of this run carry; a
+            batch then leaves those cues out of its node list (its edges still
+            merge onto them), so each cue is embedded and sent once per run. Only
+            for batches written in order, each before the next is built, under
+            the audit lock (nothing prunes a linked cue in between).
+    """
     explicit = defaultdict(list)
     for link in source.links:
         explicit[link.src].append(link)
     for pairs in source.batches():
-        yield _batch(pairs, source.name, stamp, source.stats, explicit, embedder)
+        yield _batch(pairs, source.name, stamp, source.stats, explicit, embedder, written)
 
 
 def _batch(
@@ -173,6 +183,7 @@ def _batch(
     stats: CorpusStats,
     explicit: dict[str, list[Link]],
     embedder: Embedder,
+    written: set[str] | None,
 ) -> GraphRecords:
     """One batch: its contents and every node and weighted edge they give rise to."""
     batch = GraphRecords()
@@ -202,7 +213,7 @@ def _batch(
             tags.update((link.src, link.dst))
             cue_links[(link.dst, link.dst)] = 1.0
             tag_links[(link.src, link.dst)] = link.weight
-    _add_nodes_and_edges(batch, tags, cue_links, tag_links, embedder)
+    _add_nodes_and_edges(batch, tags, cue_links, tag_links, embedder, written)
     return batch
 
 
@@ -212,9 +223,13 @@ def _add_nodes_and_edges(
     cue_links: dict[tuple[str, str], float],
     tag_links: dict[tuple[str, str], float],
     embedder: Embedder,
+    written: set[str] | None,
 ) -> None:
-    """Fill in the batch's cues (embedded), tags and links, in a stable order."""
-    cue_texts = sorted({cue for cue, _ in cue_links})
+    """Fill in the batch's cues (embedded; those in ``written`` left out), tags and
+    links, in a stable order."""
+    cue_texts = sorted({cue for cue, _ in cue_links}.difference(written or ()))
+    if written is not None:
+        written.update(cue_texts)
     vectors = embedder.embed(cue_texts)
     batch.cues = [
         {"text": text, "id": new_id(), "embedding": vec.tolist()}
@@ -323,7 +338,8 @@ def _ingest(store: GraphStore, source: CorpusSource, ns: str, opts: _Options) ->
         # One record for the whole ingest: its "after" hash covers every text in order.
         entry = (ns, opts.principal, "ingest", source.name, None, scan.digest, detail)
         with audited(store, opts.audit, *entry):
-            for done, batch in enumerate(_built(source, stamp, embedder), start=1):
+            batches = _built(source, stamp, embedder, written=set())
+            for done, batch in enumerate(batches, start=1):
                 store.run("ingest_batch", batch.params(ns, opts.scope, opts.audit.seal))
                 if opts.progress:
                     opts.progress(done, total)
