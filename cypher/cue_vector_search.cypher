@@ -6,4 +6,4 @@
 CALL db.index.vector.queryNodes('cue_embedding', $k, $embedding) YIELD node, score
 WHERE node.ns = $ns AND node.scope IN $scopes
 RETURN node.id AS id, node.text AS text, score AS raw_score
-ORDER BY raw_score DESC
+ORDER BY raw_score DESC, text ASC

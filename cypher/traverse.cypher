@@ -24,12 +24,13 @@
 // the strongest single path are returned (found: [id, key, title, text, evidence,
 // paths, elements, best hops, trails], strongest first, ties on the key), each with its
 // strongest $paths_per_content trails as [evidence, hops, node ids...] (cue first,
-// content last). A pending content's evidence is scaled by $pending_weight.
+// content last; ties: fewer hops, then the names along the trail). A pending content's evidence is scaled by $pending_weight.
 // The bridge walk ($bridges: traversalDepth >= 2): from each confirmed seed, its primary
 // tag (REFERENCES weight 1.0) links (LINKED_TO) to a tag the seed's text mentions (the
 // seed REFERENCES it too), and that tag is the primary tag of the bridged content: the
 // literal (Content)<-(Tag)-[:LINKED_TO]->(Tag)-[:REFERENCES]->(Content) hop of a bridge
-// question (bridged: [seed id, id, key, title, text]). Backward links are not walked.
+// question (bridged: [seed id, id, key, title, text], by content key, then seed key).
+// Backward links are not walked.
 // Every text handed back is read here, under the view, in this round trip: the reader
 // keeps no copy of any content's text.
 MATCH (space:MemorySpace)
@@ -72,7 +73,11 @@ CALL {
        reduce(ev = cand.score, x IN relationships(p) | ev * x.weight) * $decay ^ (length(p) - 2)
          * CASE WHEN trust = 'accepted' THEN 1.0 ELSE $pending_weight END AS evidence
   WHERE evidence >= $prune
-  WITH m, p, hops, evidence ORDER BY evidence DESC
+  // Equal trails order by hops, then by the names along them (ids are random): the
+  // trails kept per content, and so the rerank, are the same on every engine.
+  WITH m, p, hops, evidence,
+       reduce(s = '', n IN nodes(p) | s + '|' + coalesce(n.key, n.name, n.text)) AS names
+  ORDER BY evidence DESC, hops ASC, names ASC
   WITH m, max(evidence) AS best, count(p) AS paths, sum(2 * length(p) + 1) AS elements,
        min(hops) AS best_hops, collect([evidence, hops] + [n IN nodes(p) | n.id]) AS trails
   WITH m, best, paths, elements, best_hops, trails ORDER BY best DESC, m.key ASC
@@ -91,7 +96,7 @@ CALL {
   WHERE b.ns = $ns AND b.scope IN $scopes
   MATCH (b)-[r2:REFERENCES]->(m:Content)
   WHERE r2.weight >= 1.0 AND m <> s AND {{> visible m}}
-  WITH DISTINCT s, m
+  WITH DISTINCT s, m ORDER BY m.key, s.key
   RETURN collect([s.id, m.id, m.key, m.title, m.text]) AS bridged
 }
 RETURN space.version AS version, space.uid AS uid, entries, found, bridged

@@ -2,24 +2,33 @@
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import dataclasses
 import math
+import random
+import uuid
+from collections.abc import Iterator
 
 import numpy as np
 import pytest
 
-from mragent.core.corpus import parse_corpus
+from mragent.apps.evaluate import judge
+from mragent.core.corpus import Corpus, Question, load_corpus, parse_corpus, reference_corpus_path
 from mragent.core.embedding import HashingEmbedder
 from mragent.core.errors import EmbeddingMismatch, QueryError
 from mragent.core.extract import RuleExtractor
-from mragent.core.genome import Genome
+from mragent.core.genome import PRESETS, Genome
 from mragent.core.retrieval.cue_search import CueHit
 from mragent.core.retrieval.reconstruct import traverse
+from mragent.core.store import open_store
 from mragent.core.store.base import GraphStore
 from mragent.core.view import ReadView
+from mragent.evolution.encoding import decode, random_genotype
 from mragent.memory.audit import AuditLog
 from mragent.memory.ingest import WriteStamp, build_batches, namespace_stats, prepare_write
 from mragent.memory.reader import Memory
+from tests.conftest import unavailable
 from tests.fixtures import CHAIN, INJECTIONS, TESTER, ingest
 
 pytestmark = pytest.mark.backend
@@ -238,3 +247,75 @@ def test_reconstruction_runs_end_to_end(store: GraphStore, ns: str) -> None:
     )
     assert [c.text for c in shallow.cues] == ["Acme"]
     assert "Lisbon" not in shallow.context.text and "Lisbon" in deep.context.text
+
+
+# -- one genome, one result, on every engine ------------------------------------------
+
+COMPARED = ("falkordb", "neo4j")
+REFERENCE = load_corpus(reference_corpus_path())
+
+
+def _genomes(count: int) -> list[Genome]:
+    """The presets and ``count`` seeded random genomes: every gene at many values."""
+    rng = random.Random(15)
+    sampled = [decode(random_genotype(rng)) for _ in range(count)]
+    return list(dict.fromkeys([*PRESETS.values(), *sampled]))
+
+
+def _outcomes(memory: Memory, questions: list[Question], genome: Genome) -> list[tuple]:
+    """Per question, everything a result is made of: cues, order, context, answer, work, R@k."""
+    out = []
+    for question in questions:
+        rec = memory.reconstruct(question.question, genome)
+        result = judge(question, rec)
+        out.append(
+            (
+                question.id,
+                [hit.text for hit in rec.cues],
+                rec.retrieved_keys,
+                rec.context.text,
+                result.answer,
+                result.work,
+                result.recall,
+            )
+        )
+    return out
+
+
+@pytest.fixture(scope="module")
+def engines(engine_urls: dict[str, str | None]) -> Iterator[dict[str, GraphStore]]:
+    """An open store on each compared engine at once."""
+    for engine in COMPARED:
+        if engine_urls[engine] is None:
+            unavailable(engine, "nothing answers at its URL")
+    with contextlib.ExitStack() as stack:
+        yield {e: stack.enter_context(open_store(str(engine_urls[e]))) for e in COMPARED}
+
+
+@contextlib.contextmanager
+def _each_engine(engines: dict[str, GraphStore], corpus: Corpus) -> Iterator[dict[str, Memory]]:
+    """``corpus`` ingested on every compared engine, in a different content order on each:
+    storage order (and the random ids) must never decide a result."""
+    ns = f"t-{uuid.uuid4().hex[:12]}"
+    try:
+        memories = {}
+        for turn, (engine, store) in enumerate(engines.items()):
+            contents = corpus.contents if turn % 2 == 0 else corpus.contents[::-1]
+            ingest(store, dataclasses.replace(corpus, contents=contents), ns)
+            memories[engine] = Memory(store, ns)
+        yield memories
+    finally:
+        for store in engines.values():
+            store.run("delete_namespace", {"ns": ns})
+
+
+@pytest.mark.parametrize(
+    ("corpus", "count"), [(parse_corpus(CHAIN), 24), (REFERENCE, 6)], ids=["chain", "reference"]
+)
+def test_one_genome_gives_identical_results_on_every_engine(
+    engines: dict[str, GraphStore], corpus: Corpus, count: int
+) -> None:
+    with _each_engine(engines, corpus) as memories:
+        for genome in _genomes(count):
+            falkordb, neo4j = (_outcomes(memories[e], corpus.questions, genome) for e in COMPARED)
+            assert falkordb == neo4j, genome

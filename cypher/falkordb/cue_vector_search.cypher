@@ -4,4 +4,4 @@
 CALL db.idx.vector.queryNodes('Cue', 'embedding', $k, vecf32($embedding)) YIELD node, score
 WHERE node.ns = $ns AND node.scope IN $scopes
 RETURN node.id AS id, node.text AS text, score AS raw_score
-ORDER BY raw_score ASC
+ORDER BY raw_score ASC, text ASC

@@ -4,4 +4,4 @@
 CALL vector_search.search('cue_embedding', $k, $embedding) YIELD node, similarity
 WITH node, similarity WHERE node.ns = $ns AND node.scope IN $scopes
 RETURN node.id AS id, node.text AS text, similarity AS raw_score
-ORDER BY raw_score DESC
+ORDER BY raw_score DESC, text ASC

@@ -91,8 +91,14 @@ class LiveIndex:
         dimension = self.identity.dimension
         feed = self._feed(store, "index_cues", since)
         cue_rows = [_with_vector(row, dimension) for row in feed]
-        # A full build in text order, a refresh in (version, text) order: deterministic.
-        cue_rows.sort(key=lambda row: (row["text"], row["id"]) if full else (row["v"], row["text"]))
+        # A full build in text order, a refresh in (version, text) order, then the scope
+        # (a text is one cue per scope): never the random id, so the HNSW graph built is
+        # the same whatever ids the engine's ingest drew.
+        cue_rows.sort(
+            key=lambda row: (
+                (row["text"], row["scope"]) if full else (row["v"], row["text"], row["scope"])
+            )
+        )
         applied = self.cues.add(cue_rows)
         if not full:
             dropped = store.run("space_dropped", {"ns": self.ns, "since": since})

@@ -18,7 +18,7 @@ from typing import Any
 
 from mragent.core.genome import Genome
 from mragent.core.retrieval.cue_search import CueHit
-from mragent.core.store.base import GraphStore
+from mragent.core.store.base import GraphStore, engine_float
 from mragent.core.view import ReadView
 
 HOP_DECAY = 0.8  # evidence kept per LINKED_TO hop beyond the first
@@ -160,10 +160,10 @@ def _candidate(found: list[Any]) -> Candidate:
         key=key,
         title=title or "",
         text=text,
-        evidence=float(evidence),
+        evidence=engine_float(evidence),
         paths=int(paths),
         elements=int(elements),
         hops=int(hops),
         # Each trail is [evidence, hops, node ids...]: flat lists parse fastest.
-        trails=tuple(Trail(tuple(t[2:]), float(t[0]), int(t[1])) for t in trails),
+        trails=tuple(Trail(tuple(t[2:]), engine_float(t[0]), int(t[1])) for t in trails),
     )

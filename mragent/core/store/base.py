@@ -20,6 +20,19 @@ Rows = list[dict[str, Any]]
 # (``render: chunk``): small enough for Neo4j's default transaction memory limit at a
 # hub tag's thousands of edges, large enough that commits are not the cost.
 CHUNK_ROWS = 2000
+# FalkorDB replies carry a double as text to 15 significant digits (``%.15g``); Bolt
+# engines send all 17. A value the database computed is read at the shorter precision
+# on every engine (:func:`engine_float`), so no result depends on the engine's reply format.
+REPLY_DIGITS = 15
+
+
+def engine_float(value: Any) -> float:
+    """A float the database computed, at the precision every engine replies with.
+
+    Idempotent: a 15-digit decimal survives the round trip through a double, so a
+    FalkorDB reply is returned unchanged and a Bolt reply is cut to the same value.
+    """
+    return float(f"{float(value):.{REPLY_DIGITS}g}")
 
 
 @dataclass(frozen=True)
