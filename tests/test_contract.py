@@ -263,7 +263,8 @@ def _genomes(count: int) -> list[Genome]:
 
 
 def _outcomes(memory: Memory, questions: list[Question], genome: Genome) -> list[tuple]:
-    """Per question, everything a result is made of: cues, order, context, answer, work, R@k."""
+    """Per question, everything a result is made of: cues, order and scores, context,
+    answer, work, R@k (scores exactly: a last-digit difference can flip a near-tie)."""
     out = []
     for question in questions:
         rec = memory.reconstruct(question.question, genome)
@@ -273,6 +274,7 @@ def _outcomes(memory: Memory, questions: list[Question], genome: Genome) -> list
                 question.id,
                 [hit.text for hit in rec.cues],
                 rec.retrieved_keys,
+                [ranked.score for ranked in rec.ranked],
                 rec.context.text,
                 result.answer,
                 result.work,
