@@ -16,7 +16,7 @@ import pytest
 from mragent.apps.bench import ensure_ingested
 from mragent.core.corpus import Question, load_corpus
 from mragent.core.errors import ConfigError
-from mragent.core.genome import GENES, PRESETS, Genome, load_genome
+from mragent.core.genome import GENES, PRESETS, GeneSet, Genome, load_genome
 from mragent.core.store import embedded
 from mragent.core.store.base import GraphStore
 from mragent.core.store.falkordb import FalkorStore
@@ -37,7 +37,13 @@ from mragent.evolution.latency import LatencyCheck
 from mragent.evolution.proposer import ProposalContext
 from mragent.evolution.random_search import random_search
 from mragent.evolution.report import REPORT_JSON, REPORT_MD, write_reports
-from mragent.evolution.run import EXIT_GATE_FAILED, EvolveOptions, EvolveRun, run_evolve
+from mragent.evolution.run import (
+    EXIT_GATE_FAILED,
+    EvolveOptions,
+    EvolveRun,
+    fingerprint,
+    run_evolve,
+)
 from mragent.evolution.split import split_questions
 from mragent.evolution.study import Study
 from mragent.evolution.trial import Evaluation, Trial, dominates, pareto_front
@@ -424,6 +430,23 @@ def test_real_run_is_reproducible_and_reports(
     assert "Gate passed" in (tmp_path / "a" / REPORT_MD).read_text()
 
 
+BLEND = ("passageWeight", "bridgeWeight", "graphWeight")
+
+
+def test_extended_genes_search_the_blend_weights_and_core_keeps_them(
+    falkor: GraphStore, corpus_path: Path, tmp_path: Path
+) -> None:
+    core = _run(falkor, corpus_path, tmp_path / "core", generations=1)
+    extended = _run(falkor, corpus_path, tmp_path / "ext", generations=1, gene_set=GeneSet.EXTENDED)
+    default = {name: Genome().to_json_dict()[name] for name in BLEND}
+    assert all({n: t.params[n] for n in BLEND} == default for t in core.study.trials)
+    varied = {n for t in extended.study.trials for n in BLEND if t.params[n] != default[n]}
+    assert varied == set(BLEND)
+    assert {s.name for s in extended.study.genes} >= set(BLEND)
+    stamps = [fingerprint(run.options, "", run.train) for run in (core, extended)]
+    assert "genes" not in stamps[0] and stamps[1]["genes"] == "extended"
+
+
 def test_a_decision_resting_on_latency_is_the_same_in_every_run(
     falkor: GraphStore, corpus_path: Path, tmp_path: Path
 ) -> None:
@@ -613,4 +636,5 @@ def test_cli_exit_codes(falkor: GraphStore, corpus_path: Path, tmp_path: Path) -
     assert result.exit_code == 2
     assert (out / "checkpoint.json.corrupt-1").exists()
     help_text = " ".join(runner.invoke(app, ["evolve", "--help"]).output.split())
-    assert "3 no variant passed" in help_text
+    assert "3 no variant passed" in help_text and "--genes" in help_text
+    assert runner.invoke(app, [*args, "--out", str(out), "--genes", "all"]).exit_code == 2

@@ -19,7 +19,7 @@ from mragent.apps.datasets import load_dataset
 from mragent.apps.evaluate import run_questions, summarise
 from mragent.core.corpus import Corpus
 from mragent.core.errors import ConfigError
-from mragent.core.genome import GENES, PRESETS, Genome, narrowed_genes
+from mragent.core.genome import CORE_GENES, PRESETS, Genome, narrowed_genes
 from mragent.core.store.base import GraphStore
 from mragent.evolution.evaluator import EvaluationPolicy, evaluate_genome
 from mragent.evolution.gate import gate_holds, judge
@@ -88,7 +88,7 @@ def test_narrowed_genes_narrow_one_range_and_refuse_bad_ones() -> None:
     depth = {spec.name: spec for spec in genes}["traversalDepth"]
     assert (depth.low, depth.high) == (1, 2)
     assert [s for s in genes if s.name != "traversalDepth"] == [
-        s for s in GENES if s.name != "traversalDepth"
+        s for s in CORE_GENES if s.name != "traversalDepth"
     ]
     for bad in ({"traversalDepth": (1, 9)}, {"traversalDepth": (3, 2)}, {"fusion": (0, 1)}):
         with pytest.raises(ConfigError):

@@ -7,10 +7,21 @@ import json
 import pytest
 
 from mragent.core.errors import ConfigError
-from mragent.core.genome import GENE_NAMES, GENES, PRESETS, Genome, load_genome, make_genome
+from mragent.core.genome import (
+    CORE_GENES,
+    GENE_NAMES,
+    GENE_SETS,
+    GENES,
+    PRESETS,
+    GeneSet,
+    Genome,
+    load_genome,
+    make_genome,
+    narrowed_genes,
+)
 
 
-def test_ten_genes_with_the_documented_ranges() -> None:
+def test_thirteen_genes_with_the_documented_ranges() -> None:
     table = {g.name: (g.kind, g.low, g.high, g.choices, g.default) for g in GENES}
     assert table == {
         "cueK": ("int", 1, 12, (), 5),
@@ -29,8 +40,26 @@ def test_ten_genes_with_the_documented_ranges() -> None:
             ("terse", "evidence-first", "prune-explicit"),
             "evidence-first",
         ),
+        "passageWeight": ("float", 0.0, 2.0, (), 1.0),
+        "bridgeWeight": ("float", 0.0, 2.0, (), 1.0),
+        "graphWeight": ("float", 0.0, 2.0, (), 0.3),
     }
     assert tuple(Genome.model_fields) == GENE_NAMES
+
+
+def test_the_core_set_is_the_ten_pipeline_genes_and_extended_adds_the_blend_weights() -> None:
+    assert [s.name for s in CORE_GENES] == list(GENE_NAMES[:10])
+    extended = GENE_SETS[GeneSet.EXTENDED]
+    assert [s.name for s in extended if s not in CORE_GENES] == [
+        "passageWeight",
+        "bridgeWeight",
+        "graphWeight",
+    ]
+    assert {s.stage for s in extended if s not in CORE_GENES} == {"blend"}
+    # A range narrows only a searched gene: the blend weights are not in the core search.
+    assert [s.high for s in narrowed_genes({"graphWeight": (0.0, 1.0)}, extended)][-1] == 1.0
+    with pytest.raises(ConfigError, match="not a numeric gene of the search"):
+        narrowed_genes({"graphWeight": (0.0, 1.0)})
 
 
 @pytest.mark.parametrize(
@@ -39,6 +68,9 @@ def test_ten_genes_with_the_documented_ranges() -> None:
         ("cueK", 13, "gene cueK=13 is invalid (allowed: 1..12)"),
         ("traversalDepth", 0, "gene traversalDepth=0 is invalid (allowed: 1..4)"),
         ("pruneThreshold", 0.9, "allowed: 0..0.6"),
+        ("passageWeight", -0.1, "gene passageWeight=-0.1 is invalid (allowed: 0..2)"),
+        ("bridgeWeight", 2.5, "gene bridgeWeight=2.5 is invalid (allowed: 0..2)"),
+        ("graphWeight", True, "gene graphWeight=True is invalid (allowed: 0..2)"),
         ("fusion", "max", "allowed: one of rrf, linear, dbsf"),
         ("traversalDepth", "2; DROP", "traversalDepth"),
     ],

@@ -26,7 +26,7 @@ from mragent.cli.common import (
     say,
 )
 from mragent.cli.identity import granted_view
-from mragent.core.genome import GENES
+from mragent.core.genome import GENES, GeneSet
 from mragent.core.store import open_store
 from mragent.core.view import ReadView
 from mragent.evolution.checkpoint import checkpoint_path
@@ -138,6 +138,15 @@ ObjectiveOption = Annotated[
         "musique|hotpotqa, accuracy otherwise.",
     ),
 ]
+GenesOption = Annotated[
+    GeneSet,
+    typer.Option(
+        "--genes",
+        case_sensitive=False,
+        help="Genes the search varies: core (the ten pipeline genes) or extended (also "
+        "the blend weights of passage relevance, bridge evidence and graph score).",
+    ),
+]
 MaxDepthOption = Annotated[
     int | None,
     typer.Option(
@@ -182,6 +191,7 @@ def evolve_command(
     compare: CompareOption = False,
     compare_seeds: CompareSeedsOption = DEFAULT_COMPARE_SEEDS,
     objective: ObjectiveOption = Objective.AUTO,
+    genes: GenesOption = GeneSet.CORE,
     max_depth: MaxDepthOption = None,
     time_cap: TimeCapOption = None,
     retime_repeats: RetimeRepeatsOption = RETIME_REPEATS,
@@ -226,6 +236,7 @@ def evolve_command(
                 compare=compare,
                 compare_seeds=compare_seeds,
                 objective=chosen_objective,
+                gene_set=genes,
                 gene_ranges=_depth_range(max_depth),
                 time_cap_s=time_cap,
                 retime_repeats=retime_repeats,

@@ -1,8 +1,13 @@
-"""The ten-gene genome: the single source of truth for the pipeline's knobs.
+"""The genome: the single source of truth for the pipeline's knobs.
 
 Names, types, ranges, defaults and stages live in :class:`Genome` only. The CLI,
 validation, the evolutionary encoding and reports all read :data:`GENES`, which
 is derived from the model, so a gene is added or re-ranged in exactly one place.
+
+Two gene sets are searched (:data:`GENE_SETS`): ``core``, the ten genes of the
+pipeline's stages, and ``extended``, which adds the weights of the final blend
+(passage relevance, bridge evidence, graph score). A search over the core set
+leaves the blend weights at their defaults.
 """
 
 from __future__ import annotations
@@ -42,12 +47,18 @@ class PromptStrategy(str, Enum):
     PRUNE_EXPLICIT = "prune-explicit"
 
 
-def _gene(default: Any, stage: str, doc: str, **bounds: Any) -> Any:
+class GeneSet(str, Enum):
+    """Which genes a search varies (the others keep their defaults)."""
+
+    CORE = "core"
+    EXTENDED = "extended"
+
+
+def _gene(default: Any, stage: str, doc: str, *, extended: bool = False, **bounds: Any) -> Any:
     # strict for numbers: a gene is a number, never true or "5" coerced into one.
     strict = isinstance(default, int | float) or None
-    return Field(
-        default, description=doc, json_schema_extra={"stage": stage}, strict=strict, **bounds
-    )
+    extra = {"stage": stage, "set": (GeneSet.EXTENDED if extended else GeneSet.CORE).value}
+    return Field(default, description=doc, json_schema_extra=extra, strict=strict, **bounds)
 
 
 class Genome(BaseModel):
@@ -72,6 +83,15 @@ class Genome(BaseModel):
     promptStrategy: PromptStrategy = _gene(
         PromptStrategy.EVIDENCE_FIRST, "synthesis", "context assembly"
     )
+    passageWeight: float = _gene(
+        1.0, "blend", "weight of a passage's own BM25 relevance", extended=True, ge=0.0, le=2.0
+    )
+    bridgeWeight: float = _gene(
+        1.0, "blend", "weight of being mentioned by a relevant seed", extended=True, ge=0.0, le=2.0
+    )
+    graphWeight: float = _gene(
+        0.3, "blend", "weight of the reranked graph score", extended=True, ge=0.0, le=2.0
+    )
 
     def to_json_dict(self) -> dict[str, Any]:
         """Plain JSON-able dict (enums as their values)."""
@@ -94,6 +114,7 @@ class GeneSpec:
     low: float | None = None
     high: float | None = None
     choices: tuple[str, ...] = ()
+    gene_set: GeneSet = GeneSet.CORE
 
     def describe_range(self) -> str:
         if self.kind == "enum":
@@ -108,8 +129,8 @@ def _read_specs() -> tuple[GeneSpec, ...]:
         for meta in field.metadata:
             low = getattr(meta, "ge", low)
             high = getattr(meta, "le", high)
-        extra = field.json_schema_extra or {}
-        stage = str(extra.get("stage", "")) if isinstance(extra, dict) else ""
+        extra = field.json_schema_extra if isinstance(field.json_schema_extra, dict) else {}
+        stage, gene_set = str(extra.get("stage", "")), GeneSet(extra["set"])
         annotation = field.annotation
         if isinstance(annotation, type) and issubclass(annotation, Enum):
             choices = tuple(member.value for member in annotation)
@@ -121,37 +142,47 @@ def _read_specs() -> tuple[GeneSpec, ...]:
                     field.description or "",
                     field.default.value,
                     choices=choices,
+                    gene_set=gene_set,
                 )
             )
         else:
             kind = "int" if annotation is int else "float"
-            specs.append(
-                GeneSpec(name, kind, stage, field.description or "", field.default, low, high)
-            )
+            doc = field.description or ""
+            specs.append(GeneSpec(name, kind, stage, doc, field.default, low, high, (), gene_set))
     return tuple(specs)
 
 
 GENES: tuple[GeneSpec, ...] = _read_specs()
 GENE_NAMES: tuple[str, ...] = tuple(spec.name for spec in GENES)
+CORE_GENES: tuple[GeneSpec, ...] = tuple(s for s in GENES if s.gene_set is GeneSet.CORE)
+# The genes each set searches: the extended set is every gene of the model.
+GENE_SETS: dict[GeneSet, tuple[GeneSpec, ...]] = {
+    GeneSet.CORE: CORE_GENES,
+    GeneSet.EXTENDED: GENES,
+}
 
 
-def narrowed_genes(ranges: Mapping[str, tuple[float, float]]) -> tuple[GeneSpec, ...]:
-    """:data:`GENES` with some numeric ranges narrowed, for a search that must skip a corner.
+def narrowed_genes(
+    ranges: Mapping[str, tuple[float, float]], genes: tuple[GeneSpec, ...] = CORE_GENES
+) -> tuple[GeneSpec, ...]:
+    """``genes`` with some numeric ranges narrowed, for a search that must skip a corner.
 
     The model's own range stays the outer bound, so a narrowed gene can never
     accept a value :class:`Genome` would refuse.
 
     Args:
         ranges: ``gene name -> (low, high)``, inclusive, inside the model's range.
+        genes: The searched gene set (:data:`GENE_SETS`); a range must name one of them.
 
     Raises:
         ConfigError: on an unknown or enum gene, or a range outside the model's.
     """
-    by_name = {spec.name: spec for spec in GENES}
+    by_name = {spec.name: spec for spec in genes}
     for name, (low, high) in ranges.items():
         spec = by_name.get(name)
         if spec is None or spec.kind == "enum":
-            raise ConfigError(f"gene {name!r} is not a numeric gene ({', '.join(GENE_NAMES)})")
+            names = ", ".join(spec.name for spec in genes)
+            raise ConfigError(f"gene {name!r} is not a numeric gene of the search ({names})")
         assert spec.low is not None and spec.high is not None
         if not spec.low <= low <= high <= spec.high:
             raise ConfigError(
@@ -162,7 +193,7 @@ def narrowed_genes(ranges: Mapping[str, tuple[float, float]]) -> tuple[GeneSpec,
         replace(spec, low=ranges[spec.name][0], high=ranges[spec.name][1])
         if spec.name in ranges
         else spec
-        for spec in GENES
+        for spec in genes
     )
 
 

@@ -37,7 +37,7 @@ from optuna.trial import TrialState
 from sqlalchemy.exc import SQLAlchemyError
 
 from mragent.core.errors import ConfigError
-from mragent.core.genome import GENES, GeneSpec, Genome, make_genome
+from mragent.core.genome import CORE_GENES, GENES, GeneSpec, Genome, make_genome
 from mragent.evolution.encoding import FLOAT_DECIMALS
 from mragent.evolution.objectives import Objectives
 from mragent.evolution.study import BatchEvaluate
@@ -108,7 +108,7 @@ def optuna_search(
     baseline: Genome | None = None,
     seeds: Iterable[Genome] = (),
     batch: int = 16,
-    genes: Sequence[GeneSpec] = GENES,
+    genes: Sequence[GeneSpec] = CORE_GENES,
 ) -> list[Trial]:
     """Evaluate ``budget`` distinct genomes proposed by an Optuna sampler.
 
@@ -121,7 +121,7 @@ def optuna_search(
         baseline: Evaluated first (default: the default genome).
         seeds: Genomes evaluated right after the baseline.
         batch: Genomes asked per round (NSGA-II's population size).
-        genes: The searched genes and ranges.
+        genes: The searched genes and ranges (default: the core set).
 
     Returns:
         The trials in evaluation order (number 0 is the baseline); fewer than

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterable, Sequence
 
-from mragent.core.genome import GENES, GeneSpec, Genome
+from mragent.core.genome import CORE_GENES, GeneSpec, Genome
 from mragent.evolution.encoding import decode, random_genotype
 from mragent.evolution.trial import Evaluation, Trial, number_trials
 
@@ -20,7 +20,7 @@ def random_search(
     baseline: Genome | None = None,
     seeds: Iterable[Genome] = (),
     batch: int = 16,
-    genes: tuple[GeneSpec, ...] = GENES,
+    genes: tuple[GeneSpec, ...] = CORE_GENES,
 ) -> list[Trial]:
     """Evaluate ``budget`` distinct genomes: the baseline, the seeds, then uniform samples.
 
@@ -34,7 +34,7 @@ def random_search(
         baseline: The score policy's base (default: the default genome).
         seeds: Genomes evaluated right after the baseline.
         batch: Genomes sampled per evaluation call (parallelism).
-        genes: Gene ranges to sample from (default: the model's).
+        genes: Gene ranges to sample from (default: the core set's).
 
     Returns:
         The trials, in evaluation order (number 0 is the baseline).

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from mragent.core.corpus import Corpus, Question
 from mragent.core.errors import ConfigError
-from mragent.core.genome import PRESETS, GeneSpec, Genome, narrowed_genes
+from mragent.core.genome import GENE_SETS, PRESETS, GeneSet, GeneSpec, Genome, narrowed_genes
 from mragent.core.store.base import GraphStore
 from mragent.evolution.checkpoint import checkpoint_path, load_checkpoint, save_checkpoint
 from mragent.evolution.compare import Comparison, compare_searches
@@ -57,6 +57,8 @@ class EvolveOptions:
         retime_repeats: Repeats of the interleaved latency re-timing.
         objective: ``accuracy`` or ``recall`` (support recall@5 and accuracy;
             needs questions with gold supporting passages).
+        gene_set: The genes the search varies (``core``: the ten pipeline genes;
+            ``extended``: those and the blend weights).
         gene_ranges: ``(gene, low, high)`` narrowing the search's gene ranges
             (e.g. bounding ``traversalDepth`` on a large graph).
         time_cap_s: Per-genome wall-time cap over the training questions; a
@@ -79,6 +81,7 @@ class EvolveOptions:
     compare_seeds: int = DEFAULT_COMPARE_SEEDS
     retime_repeats: int = RETIME_REPEATS
     objective: str = ACCURACY.name
+    gene_set: GeneSet = GeneSet.CORE
     gene_ranges: tuple[tuple[str, float, float], ...] = ()
     time_cap_s: float | None = None
     optuna_storage: str | None = None
@@ -100,8 +103,9 @@ class EvolveOptions:
         self.genes()  # ConfigError on a bad range
 
     def genes(self) -> tuple[GeneSpec, ...]:
-        """The gene specs the search stays in (the model's, narrowed by ``gene_ranges``)."""
-        return narrowed_genes({name: (low, high) for name, low, high in self.gene_ranges})
+        """The gene specs the search stays in (the gene set's, narrowed by ``gene_ranges``)."""
+        ranges = {name: (low, high) for name, low, high in self.gene_ranges}
+        return narrowed_genes(ranges, GENE_SETS[self.gene_set])
 
 
 @dataclass
@@ -160,6 +164,8 @@ def fingerprint(options: EvolveOptions, sha: str, train: list[Question]) -> dict
     # Recorded only when set, so checkpoints of accuracy runs stay resumable as before.
     if options.objective != ACCURACY.name:
         stamp["objective"] = options.objective
+    if options.gene_set is not GeneSet.CORE:
+        stamp["genes"] = options.gene_set.value
     if options.gene_ranges:
         stamp["gene_ranges"] = [list(item) for item in options.gene_ranges]
     return stamp

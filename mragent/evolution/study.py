@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from mragent.core.errors import ConfigError
-from mragent.core.genome import GENES, GeneSpec, Genome, make_genome
+from mragent.core.genome import CORE_GENES, GeneSpec, Genome, make_genome
 from mragent.evolution.encoding import (
     clamp,
     clamp_genome,
@@ -67,7 +67,7 @@ class Study:
         proposer: Optional external proposer; its genomes join the offspring.
         proposals: How many genomes to ask the proposer for per generation.
         objectives: The objective set the evaluations follow.
-        genes: Gene ranges the search stays in (default: the model's); seeds
+        genes: Gene ranges the search stays in (default: the core set's); seeds
             and offspring are clamped into them, the baseline is kept as given.
         on_trial: Called with each new trial as it enters the archive (its
             number is the one every report uses).
@@ -89,7 +89,7 @@ class Study:
         proposer: MutationProposer | None = None,
         proposals: int = 2,
         objectives: Objectives = ACCURACY,
-        genes: tuple[GeneSpec, ...] = GENES,
+        genes: tuple[GeneSpec, ...] = CORE_GENES,
         on_trial: Callable[[Trial], None] | None = None,
     ) -> None:
         if population < 4:

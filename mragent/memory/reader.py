@@ -243,6 +243,7 @@ class Memory:
             walk.scores,
             walk.extra,
             max(len(found.candidates), genome.maxContent * 2),
+            genome,
         )
         context = assemble(ranked, genome.promptStrategy, genome.maxContent)
         answer = self.synthesizer.answer(question, context)

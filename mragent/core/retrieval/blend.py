@@ -8,7 +8,8 @@ tags): the second hop of a bridge question. It counts as a second LINKED_TO
 hop, so it runs only at ``traversalDepth`` >= 2.
 
 Finally :func:`blend` orders the pool: the passage's own BM25 relevance, plus
-the bridge evidence, plus ``GRAPH_WEIGHT`` times the reranked graph score. Every
+the bridge evidence, plus the reranked graph score, each weighted by its gene of
+the extended genome (``passageWeight``, ``bridgeWeight``, ``graphWeight``). Every
 gene still acts: ``cueK`` bounds seeds and cues together, depth/fanout/prune
 bound the traversal, rerank orders the graph score, maxContent cuts the context.
 """
@@ -18,12 +19,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from mragent.core.genome import Genome
 from mragent.core.retrieval.cue_search import CueHit
 from mragent.core.retrieval.reconstruct import Candidate
 from mragent.core.retrieval.rerank import Ranked
 
-BRIDGE_WEIGHT = 1.0  # weight of "a relevant passage mentions this one by title"
-GRAPH_WEIGHT = 0.3  # weight of the reconstruction's own (reranked) score
 # Nodes and edges of one bridge row: seed, its tag, the mentioned tag, the bridged
 # content, and the three edges between them.
 BRIDGE_ELEMENTS = 7
@@ -82,15 +82,16 @@ def blend(
     bridges: Mapping[str, float],
     extra: Sequence[Candidate],
     pool: int,
+    genome: Genome,
 ) -> list[Ranked]:
     """The final order: passage relevance, bridge evidence and graph score.
 
-    ``score = relevance + BRIDGE_WEIGHT·bridge·(0.5 + 0.5·relevance)
-    + GRAPH_WEIGHT·graph / best graph``, where ``relevance`` is keyed by content
-    id and ``bridge`` sums the relevance of the seeds that mention the content by
-    title. ``extra`` are contents the graph did not return (the most relevant
-    passages and the bridged ones); the ``pool`` best are kept (ties: graph
-    order, then ``extra`` order).
+    ``score = passageWeight·relevance + bridgeWeight·bridge·(0.5 + 0.5·relevance)
+    + graphWeight·graph / best graph`` (the weights are ``genome``'s), where
+    ``relevance`` is keyed by content id and ``bridge`` sums the relevance of the
+    seeds that mention the content by title. ``extra`` are contents the graph did
+    not return (the most relevant passages and the bridged ones); the ``pool``
+    best are kept (ties: graph order, then ``extra`` order).
     """
     top = max((r.score for r in ranked), default=0.0) or 1.0
     items = [(r.candidate, r.score / top, r.evidence_rank) for r in ranked]
@@ -103,7 +104,11 @@ def blend(
     for i, (cand, graph, rank) in enumerate(items):
         rel = relevance.get(cand.id, 0.0)
         bridge = bridges.get(cand.id, 0.0)
-        value = rel + BRIDGE_WEIGHT * bridge * (0.5 + 0.5 * rel) + GRAPH_WEIGHT * graph
+        value = (
+            genome.passageWeight * rel
+            + genome.bridgeWeight * bridge * (0.5 + 0.5 * rel)
+            + genome.graphWeight * graph
+        )
         scored.append((value, i, Ranked(cand, value, rank)))
     scored.sort(key=lambda item: (-item[0], item[1]))
     return [r for _, _, r in scored[:pool]]
