@@ -13,6 +13,8 @@
 // so a correction is never half applied. depends: [{src, dst}] content keys/ids.
 // FOREACH rather than UNWIND: an empty list must not end the statement early.
 // Every tag, cue and content an edge names is in the same batch's node lists.
+// A content gets its passage embedding with its text; one created earlier without
+// one (an imported version, written whole by memory_restore) gets it here.
 FOREACH (rec IN $contents |
   MERGE (m:Content {ns: $ns, scope: $scope, key: rec.key})
   ON CREATE SET m.id = rec.id, m.text = rec.text, m.title = rec.title,
@@ -20,7 +22,8 @@ FOREACH (rec IN $contents |
     m.trust = rec.trust, m.lineage = rec.lineage, m.recorded_at = rec.recorded_at,
     m.valid_from = rec.valid_from, m.valid_to = rec.valid_to,
     m.given_tags = rec.given_tags, m.given_cues = rec.given_cues,
-    m.trust_at = [rec.recorded_at], m.trust_log = [rec.trust], m.trust_since = rec.recorded_at)
+    m.trust_at = [rec.recorded_at], m.trust_log = [rec.trust], m.trust_since = rec.recorded_at
+  SET m.embedding = coalesce(m.embedding, rec.embedding))
 FOREACH (rec IN $tags |
   MERGE (t:Tag {ns: $ns, scope: $scope, name: rec.name})
   ON CREATE SET t.id = rec.id)

@@ -178,7 +178,7 @@ def test_namespaces_are_isolated(store: GraphStore, ns: str) -> None:
 def test_native_vector_index_answers(store: GraphStore, ns: str) -> None:
     ingest(store, parse_corpus(CHAIN), ns)
     memory = Memory(store, ns)
-    vector = memory.embedder.embed(["Jane Roe"])[0]
+    vector = memory.embedder.embed_queries(["Jane Roe"])[0]
     hits = memory.cue_index.native_dense(store, ns, ("shared",), vector, k=2)
     top = max(hits, key=hits.get)
     assert memory.cue_index.texts[memory.cue_index.position[top]] == "Jane Roe"

@@ -121,7 +121,7 @@ def memory_work(ef: int) -> int:
 def test_hybridAlpha_moves_between_sparse_and_dense() -> None:
     embedder = HashingEmbedder()
     texts = ["violinist", "renowned"]
-    index = CueIndex(texts, texts, embedder.embed(texts), embedder)
+    index = CueIndex(texts, texts, embedder.embed_passages(texts), embedder)
     # "violinists" shares no word with any cue, only character trigrams with "violinist".
     sparse_only = index.search("violinists", Genome(hybridAlpha=0.0))
     dense_only = index.search("violinists", Genome(hybridAlpha=1.0))

@@ -275,7 +275,7 @@ def test_scope_a_never_sees_scope_b(memories: Memories, store: GraphStore, ns: s
         assert secret.id not in _everywhere(memory, QUESTION)
         assert not a_cues & set(memory.cue_index.ids)
         assert all(row["text"] != TARGET for row in memory.contents)
-        vector = memory.embedder.embed([QUESTION])[0]
+        vector = memory.embedder.embed_queries([QUESTION])[0]
         native = memory.cue_index.native_dense(store, ns, view.scopes, vector, k=50)
         assert not a_cues & set(native)
         assert not a_cues & {row["id"] for row in _cues(store, ns, *view.scopes)}

@@ -1,7 +1,9 @@
-"""Flat baselines: single-lookup retrieval over contents (BM25 and dense).
+"""Flat baselines: single-lookup retrieval over contents (BM25, dense, and both fused).
 
 They answer the question "what would plain RAG over the same passages do?" and
 run in the same process on the same data as the reconstruction they sit beside.
+The dense and hybrid ones use the namespace's own embedder, so reconstruction is
+always compared with the best flat RAG built on the same model.
 """
 
 from __future__ import annotations
@@ -14,38 +16,63 @@ import numpy as np
 from mragent.apps.evaluate import RECALL_KS, QuestionResult
 from mragent.apps.judge import is_correct, recall_at_k
 from mragent.core.corpus import Question
-from mragent.core.embedding import Embedder
+from mragent.core.embedding import Embedder, embed_all, passage_text
+from mragent.core.retrieval.fusion import rrf
 from mragent.core.retrieval.sparse import BM25
 from mragent.core.text import count_tokens
 
+FLAT_METHODS = ("bm25", "dense", "hybrid")
+HYBRID_DEPTH = 100  # candidates each side hands to the fusion (rank 100 adds 1/160)
+
+
+def flat_label(method: str, embedder: Embedder) -> str:
+    """The row name of a flat baseline: the dense ones name their embedder."""
+    model = embedder.spec.partition("@")[0]  # an endpoint's URL is not its name
+    if method == "dense":
+        return f"flat dense ({model})"
+    if method == "hybrid":
+        return f"flat hybrid bm25+dense RRF ({model})"
+    return f"flat {method}"
+
 
 class FlatRetriever:
-    """Top-k contents by BM25 or by dense cosine similarity.
+    """Top-k contents by BM25, by dense cosine similarity, or by both fused (RRF).
 
     Args:
         contents: Rows with ``key``, ``title``, ``text`` (a namespace snapshot).
-        method: ``bm25`` or ``dense``.
-        embedder: Used by ``dense``.
+        method: ``bm25``, ``dense`` or ``hybrid`` (BM25 and dense, reciprocal rank
+            fusion with equal weights, k = 60, over each side's top 100).
+        embedder: Used by ``dense`` and ``hybrid`` (passages and questions are
+            embedded by its passage and query methods).
     """
 
     def __init__(self, contents: list[dict[str, str]], method: str, embedder: Embedder) -> None:
+        if method not in FLAT_METHODS:
+            raise ValueError(f"unknown flat method {method!r}")
         self.contents, self.method, self.embedder = contents, method, embedder
-        docs = [f"{row['title'] or ''} {row['text']}" for row in contents]
-        if method == "bm25":
+        docs = [passage_text(row["title"], row["text"]) for row in contents]
+        if method in ("bm25", "hybrid"):
             # Plain Okapi BM25, as the published baselines compute it (stop words kept).
             self.bm25 = BM25(docs, stopwords=False)
-        elif method == "dense":
-            dim = embedder.identity.dimension
-            self.matrix = embedder.embed(docs) if docs else np.zeros((0, dim), np.float32)
-        else:
-            raise ValueError(f"unknown flat method {method!r}")
+        if method in ("dense", "hybrid"):
+            self.matrix = embed_all(embedder.embed_passages, docs, embedder.identity.dimension)
+
+    def _dense(self, question: str, k: int) -> list[int]:
+        sims = self.matrix @ self.embedder.embed_queries([question])[0]
+        return [int(i) for i in np.argsort(-sims, kind="stable")[:k]]
 
     def search(self, question: str, k: int) -> list[int]:
         """Positions of the ``k`` best contents."""
         if self.method == "bm25":
             return [i for i, _ in self.bm25.top(question, k)]
-        sims = self.matrix @ self.embedder.embed([question])[0]
-        return [int(i) for i in np.argsort(-sims, kind="stable")[:k]]
+        if self.method == "dense":
+            return self._dense(question, k)
+        depth = max(k, HYBRID_DEPTH)
+        sparse = {str(i): score for i, score in self.bm25.top(question, depth)}
+        dense = {str(i): float(depth - r) for r, i in enumerate(self._dense(question, depth))}
+        fused = rrf(dense, sparse, 0.5)
+        ranked = sorted(fused.items(), key=lambda item: (-item[1], int(item[0])))
+        return [int(key) for key, _ in ranked[:k]]
 
     def run(self, questions: Sequence[Question], k: int) -> list[QuestionResult]:
         """Evaluate with the top ``k`` contents as the context."""

@@ -9,6 +9,7 @@ import typer
 from rich.progress import Progress
 from rich.table import Table
 
+from mragent.apps.baselines import FLAT_METHODS
 from mragent.apps.bench import (
     bench_report,
     run_bench,
@@ -19,10 +20,13 @@ from mragent.cli.common import (
     CorpusNsOption,
     DatasetOption,
     DbOption,
+    EmbedderOption,
     GenomeOption,
     PathOption,
+    chosen_embedder,
     cli_errors,
     console,
+    embedder_namespace,
     ingest_if_empty,
     load_questions,
     out,
@@ -56,8 +60,10 @@ def bench_command(
             "out-of-scope and pending memories must never be recalled).",
         ),
     ] = True,
+    embedder: EmbedderOption = None,
 ) -> None:
-    """Run a genome over a corpus and print it beside BM25 and dense flat baselines.
+    """Run a genome over a corpus and print it beside flat BM25, dense and hybrid baselines
+    (the dense ones on the namespace's embedder).
 
     Exit 5 when the negative evaluation recalls a memory that must not be recalled (or a
     control does not find its live counterpart, which would make the evaluation vacuous)."""
@@ -66,12 +72,15 @@ def bench_command(
         data, namespace, path = load_questions(
             dataset and dataset.value, path, corpus, ns, "benchmark"
         )
+        model = chosen_embedder(embedder)
+        namespace = embedder_namespace(namespace, ns, model)
         with open_store(db) as store:
-            ingest_if_empty(store, data, namespace)
+            ingest_if_empty(store, data, namespace, model)
             with Progress(transient=True, console=console) as progress:
-                task = progress.add_task("questions", total=len(data.questions) * 4)
+                systems = 2 + len(FLAT_METHODS)  # the genome, the default, the flat ones
+                task = progress.add_task("questions", total=len(data.questions) * systems)
                 runs = run_bench(
-                    store, data, namespace, chosen, lambda n: progress.advance(task, n)
+                    store, data, namespace, chosen, lambda n: progress.advance(task, n), model
                 )
             neg = run_negative(store, chosen) if negative else None
             caps = store.capabilities

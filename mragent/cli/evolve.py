@@ -14,9 +14,12 @@ from mragent.cli.common import (
     Dataset,
     DatasetOption,
     DbOption,
+    EmbedderOption,
     PathOption,
+    chosen_embedder,
     cli_errors,
     console,
+    embedder_namespace,
     ingest_if_empty,
     load_questions,
     out,
@@ -147,6 +150,7 @@ def evolve_command(
     max_depth: MaxDepthOption = None,
     time_cap: TimeCapOption = None,
     retime_repeats: RetimeRepeatsOption = 5,
+    embedder: EmbedderOption = None,
 ) -> None:
     """Evolve the retrieval genome (NSGA-II) and gate the winner against the default.
 
@@ -164,8 +168,10 @@ def evolve_command(
     with cli_errors():
         chosen_objective = _objective(objective, dataset.value if dataset else None)
         data, namespace, path = _questions(dataset, path, pool, corpus, ns)
+        model = chosen_embedder(embedder)
+        namespace = embedder_namespace(namespace, ns, model)
         with open_store(db) as store:
-            ingest_if_empty(store, data, namespace)
+            ingest_if_empty(store, data, namespace, model)
             _note_fresh_start(out_dir, resume)
             options = EvolveOptions(
                 corpus_path=path,

@@ -16,11 +16,14 @@ from mragent.cli.common import (
     AsOfOption,
     CorpusNsOption,
     DbOption,
+    EmbedderOption,
     GenomeOption,
     IncludePendingOption,
     ScopesOption,
+    chosen_embedder,
     cli_errors,
     console,
+    embedder_namespace,
     out,
     read_view,
 )
@@ -72,6 +75,7 @@ def explain_command(
     scope: ScopesOption = None,
     include_pending: IncludePendingOption = False,
     as_of: AsOfOption = None,
+    embedder: EmbedderOption = None,
 ) -> None:
     """Explain how one question is answered: cues, paths, pruning, ranking, answer, timings."""
     with cli_errors():
@@ -79,19 +83,20 @@ def explain_command(
             raise ConfigError("the question is empty")
         chosen = load_genome(genome)
         view = read_view(scope, include_pending, as_of)
+        model = chosen_embedder(embedder)
         path = corpus or (None if ns else reference_corpus_path())
         data = load_corpus(path) if path else None
         if ns:
             namespace = validate_namespace(ns)
         else:
             assert path is not None  # without --ns the corpus defaults to the reference one
-            namespace = corpus_namespace(path)
+            namespace = embedder_namespace(corpus_namespace(path), None, model)
         with open_store(db) as store:
-            if data is not None and ensure_ingested(store, data, namespace):
+            if data is not None and ensure_ingested(store, data, namespace, model):
                 console.print(
                     f"ingested {len(data.contents)} contents into {namespace!r}", highlight=False
                 )
-            trace = build_trace(Memory(store, namespace, view=view), question, chosen)
+            trace = build_trace(Memory(store, namespace, model, view=view), question, chosen)
             render_trace(trace, console if cypher else out)
             if persist:
                 trace_id = persist_trace(store, trace)

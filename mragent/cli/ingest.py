@@ -6,16 +6,18 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.progress import Progress
 
 from mragent.cli.common import (
     AuditLogOption,
     DbOption,
+    EmbedderOption,
     NsOption,
     PrincipalOption,
     ScopeOption,
+    chosen_embedder,
     cli_errors,
     out,
+    progress_bar,
 )
 from mragent.cli.memory import audit_log
 from mragent.core.corpus import load_corpus, validate_namespace
@@ -35,6 +37,7 @@ def ingest_command(
     batch_size: Annotated[
         int, typer.Option(min=1, max=10_000, help="Contents per atomic batch.")
     ] = BATCH_SIZE,
+    embedder: EmbedderOption = None,
 ) -> None:
     """Load a corpus into a namespace (idempotent; validated before any write; audited)."""
     with cli_errors():
@@ -42,11 +45,13 @@ def ingest_command(
         validate_namespace(ns)
         validate_scope(scope)
         corpus = load_corpus(file)
-        with open_store(db) as store, Progress(transient=True) as progress:
+        model = chosen_embedder(embedder)
+        with open_store(db) as store, progress_bar() as progress:
             task = progress.add_task("ingesting", total=None)
 
-            def advance(done: int, total: int) -> None:
-                progress.update(task, completed=done, total=total)
+            def advance(stage: str, done: int, total: int) -> None:
+                # Embedding is the long stage with a real model: texts, then batches written.
+                progress.update(task, description=stage, completed=done, total=total)
 
             report = ingest(
                 store,
@@ -57,6 +62,7 @@ def ingest_command(
                 scope=scope,
                 batch_size=batch_size,
                 progress=advance,
+                embedder=model,
             )
         added = {
             k: report.nodes_after[k] - report.nodes_before.get(k, 0) for k in report.nodes_after

@@ -19,6 +19,7 @@ from mragent.cli.common import (
     AsOfOption,
     AuditLogOption,
     DbOption,
+    EmbedderOption,
     GenomeOption,
     IncludePendingOption,
     JsonOption,
@@ -26,6 +27,7 @@ from mragent.cli.common import (
     PrincipalOption,
     ScopeOption,
     ScopesOption,
+    chosen_embedder,
     cli_errors,
     out,
     read_view,
@@ -53,13 +55,19 @@ def audit_log(path: Path | None) -> AuditLog:
 
 @contextmanager
 def writing(
-    principal: str | None, ns: str, db: str | None, audit: Path | None
+    principal: str | None,
+    ns: str,
+    db: str | None,
+    audit: Path | None,
+    embedder: str | None = None,
 ) -> Iterator[tuple[Memories, Principal]]:
-    """Check the principal and namespace, then open the write side of ``ns``."""
+    """Check the principal and namespace, then open the write side of ``ns``
+    (``embedder``: the ``--embedder`` spec; None: the namespace's)."""
     who = parse_principal(principal)
     validate_namespace(ns)
+    model = chosen_embedder(embedder)
     with open_store(db) as store:
-        yield Memories(store, ns, audit_log(audit)), who
+        yield Memories(store, ns, audit_log(audit), embedder=model), who
 
 
 def _time(value: str | None, option: str) -> float | None:
@@ -89,9 +97,10 @@ def remember_command(
     db: DbOption = None,
     audit: AuditLogOption = None,
     as_json: JsonOption = False,
+    embedder: EmbedderOption = None,
 ) -> None:
     """Remember a text. Agents' memories start pending unless the namespace trusts them."""
-    with cli_errors(), writing(principal, ns, db, audit) as (memories, who):
+    with cli_errors(), writing(principal, ns, db, audit, embedder) as (memories, who):
         result = memories.remember(
             text,
             principal=who,
@@ -124,9 +133,10 @@ def correct_command(
     db: DbOption = None,
     audit: AuditLogOption = None,
     as_json: JsonOption = False,
+    embedder: EmbedderOption = None,
 ) -> None:
     """Write a new version of a memory; the old one stays readable with --as-of."""
-    with cli_errors(), writing(principal, ns, db, audit) as (memories, who):
+    with cli_errors(), writing(principal, ns, db, audit, embedder) as (memories, who):
         start, end = _time(valid_from, "--valid-from"), _time(valid_to, "--valid-to")
         result = memories.correct(
             memory_id, text, principal=who, scope=scope, valid_from=start, valid_to=end
@@ -205,6 +215,7 @@ def recall_command(
     genome: GenomeOption = None,
     db: DbOption = None,
     as_json: JsonOption = False,
+    embedder: EmbedderOption = None,
 ) -> None:
     """Answer a question from memory by reconstruction (accepted memories by default)."""
     with cli_errors():
@@ -212,8 +223,10 @@ def recall_command(
             raise ConfigError("the question is empty")
         view = read_view(scope, include_pending, as_of)
         chosen = load_genome(genome)
+        model = chosen_embedder(embedder)
         with open_store(db) as store:
-            rec = Memory(store, validate_namespace(ns), view=view).reconstruct(question, chosen)
+            memory = Memory(store, validate_namespace(ns), model, view=view)
+            rec = memory.reconstruct(question, chosen)
         items = [
             {
                 "id": item.candidate.id,

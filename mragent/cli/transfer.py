@@ -18,9 +18,11 @@ from mragent.apps.transfer_import import import_memories
 from mragent.cli.common import (
     AuditLogOption,
     DbOption,
+    EmbedderOption,
     NsOption,
     PrincipalOption,
     ScopesOption,
+    chosen_embedder,
     cli_errors,
     say,
 )
@@ -91,11 +93,13 @@ def import_command(
     principal: PrincipalOption = None,
     db: DbOption = None,
     audit: AuditLogOption = None,
+    embedder: EmbedderOption = None,
 ) -> None:
     """Import FILE into a namespace; every record is checked before anything is written."""
     with cli_errors():
         who = parse_principal(principal)
         validate_namespace(ns)
+        model = chosen_embedder(embedder)
         with open_store(db) as store:
             report = import_memories(
                 store,
@@ -105,6 +109,7 @@ def import_command(
                 audit=audit_log(audit),
                 mode=mode.value,
                 confirm_replace=yes,
+                embedder=model,
             )
         deleted = f", {report.deleted} node(s) deleted first" if report.mode == "replace" else ""
         say(

@@ -32,18 +32,19 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mragent.core.corpus import Content, Corpus, Link, validate_namespace
-from mragent.core.embedding import Embedder, default_embedder
+from mragent.core.embedding import Embedder, embed_all, passage_text
 from mragent.core.extract import Extraction, Extractor, RuleExtractor
 from mragent.core.store.base import GraphStore
 from mragent.core.view import DEFAULT_SCOPE, validate_scope
 from mragent.memory.audit import AuditLog
 from mragent.memory.audited import audited
 from mragent.memory.principal import Principal
-from mragent.memory.space import STORE_SCHEMA, check_space
+from mragent.memory.space import STORE_SCHEMA, space_embedder
 
 BATCH_SIZE = 500
 # Bumped whenever ingest writes a different graph for the same input.
-GRAPH_LAYOUT = "5"
+# 6: every content carries its passage embedding.
+GRAPH_LAYOUT = "6"
 PRIMARY_REF = 1.0
 MENTION_REF = 0.6
 BACKWARD_DAMPING = 0.8
@@ -144,11 +145,15 @@ def build_batches(
     embedder: Embedder,
     stamp: WriteStamp,
     batch_size: int = BATCH_SIZE,
+    progress: Callable[[int, int], None] | None = None,
 ) -> list[GraphRecords]:
-    """Extract, weigh and split a corpus into self-contained batches.
+    """Extract, weigh and split a corpus into self-contained batches, then embed them.
 
     Each batch carries every node its edges name, so a batch never depends on
     a later one; nodes repeated across batches merge onto the same node.
+
+    Args:
+        progress: Called as ``progress(done, total)`` in texts while embedding.
     """
     extractions = extractor.extract(corpus.contents)
     stats = _CorpusStats.of(extractions)
@@ -162,8 +167,41 @@ def build_batches(
             extractions[start : start + batch_size],
             strict=True,
         )
-        batches.append(_batch(pairs, corpus.name, stamp, stats, explicit, embedder))
+        batches.append(_batch(pairs, corpus.name, stamp, stats, explicit))
+    _embed(batches, embedder, progress)
     return batches
+
+
+def _embed(
+    batches: list[GraphRecords],
+    embedder: Embedder,
+    progress: Callable[[int, int], None] | None,
+) -> None:
+    """Give every cue and content of the batches its vector, each distinct text once.
+
+    A cue repeated across batches is embedded once; contents are embedded as
+    passages (title and text), cues by the same passage method, as the side a
+    question is matched against.
+    """
+    cues = sorted({cue["text"] for batch in batches for cue in batch.cues})
+    contents = [c for batch in batches for c in batch.contents]
+    texts = cues + [passage_text(c["title"], c["text"]) for c in contents]
+    done = 0
+
+    def advance(count: int) -> None:
+        nonlocal done
+        done += count
+        if progress:
+            progress(done, len(texts))
+
+    dimension = embedder.identity.dimension
+    vectors = embed_all(embedder.embed_passages, texts, dimension, progress=advance)
+    by_cue = {text: vectors[i].tolist() for i, text in enumerate(cues)}
+    for batch in batches:
+        for cue in batch.cues:
+            cue["embedding"] = by_cue[cue["text"]]
+    for content, vector in zip(contents, vectors[len(cues) :], strict=True):
+        content["embedding"] = vector.tolist()
 
 
 @dataclass(frozen=True)
@@ -199,7 +237,6 @@ def _batch(
     stamp: WriteStamp,
     stats: _CorpusStats,
     explicit: dict[str, list[Link]],
-    embedder: Embedder,
 ) -> GraphRecords:
     """One batch: its contents and every node and weighted edge they give rise to."""
     batch = GraphRecords()
@@ -229,7 +266,7 @@ def _batch(
             tags.update((link.src, link.dst))
             cue_links[(link.dst, link.dst)] = 1.0
             tag_links[(link.src, link.dst)] = link.weight
-    _add_nodes_and_edges(batch, tags, cue_links, tag_links, embedder)
+    _add_nodes_and_edges(batch, tags, cue_links, tag_links)
     return batch
 
 
@@ -238,15 +275,9 @@ def _add_nodes_and_edges(
     tags: set[str],
     cue_links: dict[tuple[str, str], float],
     tag_links: dict[tuple[str, str], float],
-    embedder: Embedder,
 ) -> None:
-    """Fill in the batch's cues (embedded), tags and links, in a stable order."""
-    cue_texts = sorted({cue for cue, _ in cue_links})
-    vectors = embedder.embed(cue_texts)
-    batch.cues = [
-        {"text": text, "id": new_id(), "embedding": vec.tolist()}
-        for text, vec in zip(cue_texts, vectors, strict=True)
-    ]
+    """Fill in the batch's cues (their vectors come later), tags and links, in a stable order."""
+    batch.cues = [{"text": text, "id": new_id()} for text in sorted({cue for cue, _ in cue_links})]
     batch.tags = [{"name": tag, "id": new_id()} for tag in sorted(tags)]
     batch.cue_links = [{"cue": c, "tag": t, "weight": w} for (c, t), w in sorted(cue_links.items())]
     batch.tag_links = [
@@ -265,13 +296,19 @@ def ingest(
     extractor: Extractor | None = None,
     embedder: Embedder | None = None,
     batch_size: int = BATCH_SIZE,
-    progress: Callable[[int, int], None] | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> IngestReport:
     """Write a validated corpus into namespace ``ns``, scope ``scope``.
 
     Idempotent: nodes merge on natural keys, so ingesting the same corpus twice
     adds nothing. Each batch is one atomic statement. The contents start
     accepted unless ``principal`` is an agent the namespace does not trust.
+
+    Args:
+        embedder: Default: the namespace's stamped embedder, or the default
+            embedder for a new namespace.
+        progress: Called as ``progress(stage, done, total)``: stage ``embedding``
+            counts texts, ``writing`` counts batches.
 
     Raises:
         CorpusError: for an invalid namespace.
@@ -280,11 +317,18 @@ def ingest(
     """
     validate_namespace(ns)
     validate_scope(scope)
-    embedder = embedder or default_embedder()
+    rows = store.run("get_space", {"ns": ns})
+    embedder = space_embedder(ns, rows[0] if rows else None, embedder, "write")
     space = prepare_write(store, ns, embedder)
     trust = "accepted" if principal.writes_accepted(space.get("trusted") or []) else "pending"
     stamp = WriteStamp(principal, scope, trust)
-    batches = build_batches(corpus, extractor or RuleExtractor(), embedder, stamp, batch_size)
+
+    def embedding(done: int, total: int) -> None:
+        if progress:
+            progress("embedding", done, total)
+
+    extractor = extractor or RuleExtractor()
+    batches = build_batches(corpus, extractor, embedder, stamp, batch_size, embedding)
     before = namespace_stats(store, ns)
     # One record for the whole ingest: its "after" hash covers every text in order.
     digest = text_hash("\n".join(record["hash"] for b in batches for record in b.contents))
@@ -294,7 +338,7 @@ def ingest(
             with store.transaction() as tx:
                 tx.run("ingest_batch", batch.params(ns, scope))
             if progress:
-                progress(done, len(batches))
+                progress("writing", done, len(batches))
         store.run("rank_links", {"ns": ns})
         store.run("rank_references", {"ns": ns})
     return IngestReport(ns, len(corpus.contents), len(batches), before, namespace_stats(store, ns))
@@ -308,10 +352,15 @@ def prepare_write(store: GraphStore, ns: str, embedder: Embedder) -> dict[str, A
         EmbeddingMismatch: when ``ns`` was written with another embedder.
     """
     rows = store.run("get_space", {"ns": ns})
-    check_space(ns, rows[0] if rows else None, embedder.identity)
+    space_embedder(ns, rows[0] if rows else None, embedder, "write")
     store.ensure_schema(embedder.identity.dimension)
     if not rows:
-        stamp = {"ns": ns, "embedder": embedder.identity.as_text(), "schema": STORE_SCHEMA}
+        stamp = {
+            "ns": ns,
+            "embedder": embedder.identity.as_text(),
+            "spec": embedder.spec,
+            "schema": STORE_SCHEMA,
+        }
         store.run("stamp_space", stamp)
         rows = store.run("get_space", {"ns": ns})
     return rows[0]

@@ -13,7 +13,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 
-from mragent.core.embedding import Embedder, EmbedderIdentity, default_embedder
+from mragent.core.embedding import Embedder, EmbedderIdentity
 from mragent.core.errors import MragentError
 from mragent.core.genome import Genome
 from mragent.core.retrieval.cue_search import CueHit, CueIndex
@@ -25,7 +25,7 @@ from mragent.core.retrieval.synthesis import Answer, Context, Synthesizer, assem
 from mragent.core.store.base import GraphStore
 from mragent.core.text import content_words
 from mragent.core.view import ReadView
-from mragent.memory.space import check_space
+from mragent.memory.space import space_embedder
 
 
 @dataclass
@@ -69,7 +69,7 @@ class Memory:
     Args:
         store: An open graph store.
         ns: The namespace.
-        embedder: Must match the namespace's stamp.
+        embedder: Must match the namespace's stamp (default: the stamped one).
         synthesizer: Defaults to the extractive synthesizer.
         view: Scopes, trust states and record time read (default: the shared
             scope, accepted memories, now). Forgotten, rejected, superseded and
@@ -88,11 +88,10 @@ class Memory:
     ) -> None:
         self.store, self.ns = store, ns
         self.view = view or ReadView()
-        self.embedder = embedder or default_embedder()
         rows = store.run("get_space", {"ns": ns})
         if not rows:
             raise MragentError(f"namespace {ns!r} holds no memories (ingest something first)")
-        check_space(ns, rows[0], self.embedder.identity)
+        self.embedder = space_embedder(ns, rows[0], embedder, "read")
         self.identity: EmbedderIdentity = self.embedder.identity
         self.cue_index = CueIndex.from_store(store, ns, self.embedder, self.view)
         self.contents = store.run("content_snapshot", {"ns": ns, **self.view.params()})
@@ -125,7 +124,7 @@ class Memory:
         start = time.perf_counter()
         dense = None
         if native_vector_index:
-            vector = self.embedder.embed([question])[0]
+            vector = self.embedder.embed_queries([question])[0]
             dense = self.cue_index.native_dense(self.store, self.ns, self.view.scopes, vector)
         cues = self.cue_index.search(question, genome, dense)
         seeds = self.passages.seeds(question, genome.cueK)

@@ -146,7 +146,7 @@ class CueIndex:
                 index); by default the HNSW index is searched with efSearch.
         """
         if dense_hits is None:
-            vector = self.embedder.embed([question])[0]
+            vector = self.embedder.embed_queries([question])[0]
             dense_hits = self.dense(vector, genome.efSearch)
         sparse_hits = self.sparse(question)
         fused = {
