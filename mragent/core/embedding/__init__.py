@@ -20,7 +20,7 @@ from mragent.core.embedding.base import (
     passage_text,
 )
 from mragent.core.embedding.hashing import HashingEmbedder
-from mragent.core.embedding.models import MODELS
+from mragent.core.embedding.models import DEFAULT_MODEL, MODELS
 from mragent.core.embedding.spec import (
     ACCEPTED_SPECS,
     DEFAULT_SPEC,
@@ -31,6 +31,7 @@ from mragent.core.embedding.spec import (
 
 __all__ = [
     "ACCEPTED_SPECS",
+    "DEFAULT_MODEL",
     "DEFAULT_SPEC",
     "EMBED_BATCH",
     "MAX_DIMENSION",

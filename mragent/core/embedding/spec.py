@@ -5,15 +5,16 @@ from __future__ import annotations
 from mragent.core.embedding.base import Embedder, EmbedderIdentity
 from mragent.core.embedding.endpoint import EndpointEmbedder, parse_endpoint
 from mragent.core.embedding.hashing import DEFAULT_DIMENSION, HashingEmbedder
-from mragent.core.embedding.models import MODELS, packaged_embedder
+from mragent.core.embedding.models import DEFAULT_MODEL, MODELS, packaged_embedder
 from mragent.core.errors import ConfigError
 
 MAX_DIMENSION = 4096  # the largest vector the native indexes take (schema_vector render bound)
 DEFAULT_SPEC = "hashing"
 ACCEPTED_SPECS = (
     f"'hashing' ({DEFAULT_DIMENSION} dimensions, no dependency), 'hashing:DIM' (DIM in "
-    f"1..{MAX_DIMENSION}), a packaged model ({', '.join(repr(n) for n in MODELS)}: "
-    "pip install 'mragent[models]'), 'openai:MODEL@URL' (an OpenAI-compatible endpoint), "
+    f"1..{MAX_DIMENSION}), 'model' (the default real model, {DEFAULT_MODEL!r}: pip install "
+    f"'mragent[models]'), a packaged model by name ({', '.join(repr(n) for n in MODELS)}), "
+    "'openai:MODEL@URL' (an OpenAI-compatible endpoint), "
     "or a stamped identity such as 'hashing:word+char3-blake2:256:norm'"
 )
 
@@ -30,7 +31,8 @@ def embedder_from_spec(spec: str, option: str = "--embedder") -> Embedder:
 
     * ``hashing``: :class:`HashingEmbedder` with 256 dimensions, the default;
     * ``hashing:DIM``: the same with ``DIM`` dimensions;
-    * a packaged model's name (``minilm``, ``e5-small``), loaded from its package;
+    * ``model``: the default packaged model (:data:`DEFAULT_MODEL`);
+    * a packaged model's name (``e5-small``, ``minilm``), loaded from its package;
     * ``openai:MODEL@URL``: an OpenAI-compatible ``/embeddings`` endpoint, its key
       from the environment;
     * an identity text as stamped on a namespace (``EmbedderIdentity.as_text()``)
@@ -49,7 +51,7 @@ def embedder_from_spec(spec: str, option: str = "--embedder") -> Embedder:
     text = spec.strip()
     if text.startswith("openai:"):
         return EndpointEmbedder(*parse_endpoint(text, option))
-    if text in MODELS:
+    if text in MODELS or text == "model":
         return packaged_embedder(text)
     hashing = _hashing_dimension(text)
     if hashing is not None:
