@@ -60,7 +60,7 @@ def test_ingest_then_bench(corpus_file: Path, falkordb_url: str, tmp_path: Path)
         "mragent default",
         "flat bm25",
         "flat dense (hashing)",
-        "flat hybrid bm25+dense RRF (hashing)",
+        "flat hybrid (hashing)",
     ]
     assert report["embedder"] == "hashing:word+char3-blake2:256:norm"
     assert report["genome"]["traversalDepth"] == 3

@@ -175,7 +175,7 @@ def test_bench_reads_a_dataset_and_reports_recall(falkordb_url: str, tmp_path: P
         "mragent",
         "flat bm25",
         "flat dense (hashing)",
-        "flat hybrid bm25+dense RRF (hashing)",
+        "flat hybrid (hashing)",
     }
     # Two passages per question are gold; with five contents, recall@10 is complete.
     assert systems["flat bm25"]["summary"]["recall"]["10"] == 1.0

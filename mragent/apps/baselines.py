@@ -31,7 +31,7 @@ def flat_label(method: str, embedder: Embedder) -> str:
     if method == "dense":
         return f"flat dense ({model})"
     if method == "hybrid":
-        return f"flat hybrid bm25+dense RRF ({model})"
+        return f"flat hybrid ({model})"
     return f"flat {method}"
 
 

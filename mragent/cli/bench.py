@@ -86,7 +86,7 @@ def bench_command(
             caps = store.capabilities
             stamp = store.run("get_space", {"ns": namespace})[0]["embedder"]
         _print(runs, caps.engine, caps.version, path)
-        say(f"embedder: {stamp}")
+        say(f"embedder: {stamp}; flat hybrid = BM25 and dense fused by RRF (k = 60)")
         if neg is not None:
             _print_negative(neg)
         if json_out:
