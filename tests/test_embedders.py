@@ -16,11 +16,13 @@ import subprocess
 import sys
 import urllib.request
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import numpy as np
 import pytest
+from falkordb import FalkorDB
 from typer.testing import CliRunner
 
 from mragent.apps.baselines import FlatRetriever
@@ -46,6 +48,7 @@ from mragent.core.errors import (
 )
 from mragent.core.store import open_store
 from mragent.core.store.base import GraphStore
+from mragent.core.store.falkordb import FalkorStore
 from mragent.memory.reader import Memory
 from tests.conftest import REPO, required_backends
 from tests.fixtures import CHAIN, ingest
@@ -309,40 +312,54 @@ def test_a_packaged_model_loads_without_a_network(spec: str) -> None:
     assert done.stdout.strip() == "(1, 384)"
 
 
+@pytest.fixture
+def private_graph(
+    falkordb_url: str, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Callable[[], GraphStore]]:
+    """A FalkorDB graph of its own behind the CLI's ``--db`` (a dimension change rebuilds
+    the vector index every namespace of a graph shares)."""
+    parts = urlsplit(falkordb_url)
+    graph = f"embedders-{uuid.uuid4().hex[:12]}"
+    host, port = parts.hostname or "127.0.0.1", parts.port or 6379
+
+    def opened(db: str | None = None) -> GraphStore:
+        return FalkorStore(host, port, graph=graph)
+
+    for module in ("ingest", "reembed", "memory"):
+        monkeypatch.setattr(f"mragent.cli.{module}.open_store", opened)
+    yield opened
+    client = FalkorDB(host=host, port=port)
+    client.select_graph(graph).delete()
+    client.connection.close()
+
+
 def test_cli_ingest_recall_and_reembed_with_the_default_model(
-    falkordb_url: str, tmp_path: Path
+    private_graph: Callable[[], GraphStore], tmp_path: Path
 ) -> None:
     model = real_model("model")
     ns = f"t-{uuid.uuid4().hex[:12]}"
     corpus = tmp_path / "chain.json"
     corpus.write_text(json.dumps(CHAIN), encoding="utf-8")
-    db = ["--ns", ns, "--db", falkordb_url]
-    try:
-        made = runner.invoke(app, ["ingest", str(corpus), *db, "--principal", "human:ana"])
-        assert made.exit_code == 0, made.output
-        moved = runner.invoke(
-            app, ["reembed", *db, "--embedder", "model", "--principal", "human:ana"]
-        )
-        assert moved.exit_code == 0, moved.output
-        assert f"to {model.identity.as_text()}" in moved.output
-        assert f"{len(CHAIN['contents'])} of {len(CHAIN['contents'])} contents" in moved.output
-        with open_store(falkordb_url) as store:
-            rows = stored_contents(store, ns)
-            texts = [passage_text(row["title"], row["text"]) for row in rows]
-            stored = np.array([row["embedding"] for row in rows], dtype=np.float32)
-            np.testing.assert_allclose(stored, model.embed_passages(texts), atol=1e-4)
-            space = store.run("get_space", {"ns": ns})[0]
-            assert space["embedder_spec"] == model.spec
-        # No --embedder: the stamped model answers; hashing is refused, naming both.
-        asked = runner.invoke(app, ["recall", "Where was Jane Roe born?", *db])
-        assert asked.exit_code == 0, asked.output
-        assert "Lisbon" in asked.output
-        refused = runner.invoke(app, ["recall", "Where?", *db, "--embedder", "hashing"])
-        assert refused.exit_code == 2
-        assert model.identity.as_text() in refused.output and "hashing:" in refused.output
-    finally:
-        with open_store(falkordb_url) as store:
-            store.run("delete_namespace", {"ns": ns})
+    db = ["--ns", ns]
+    made = runner.invoke(app, ["ingest", str(corpus), *db, "--principal", "human:ana"])
+    assert made.exit_code == 0, made.output
+    moved = runner.invoke(app, ["reembed", *db, "--embedder", "model", "--principal", "human:ana"])
+    assert moved.exit_code == 0, moved.output
+    assert f"to {model.identity.as_text()}" in moved.output
+    assert f"{len(CHAIN['contents'])} of {len(CHAIN['contents'])} contents" in moved.output
+    with private_graph() as store:
+        rows = stored_contents(store, ns)
+        texts = [passage_text(row["title"], row["text"]) for row in rows]
+        stored = np.array([row["embedding"] for row in rows], dtype=np.float32)
+        np.testing.assert_allclose(stored, model.embed_passages(texts), atol=1e-4)
+        assert store.run("get_space", {"ns": ns})[0]["embedder_spec"] == model.spec
+    # No --embedder: the stamped model answers; hashing is refused, naming both.
+    asked = runner.invoke(app, ["recall", "Where was Jane Roe born?", *db])
+    assert asked.exit_code == 0, asked.output
+    assert "Lisbon" in asked.output
+    refused = runner.invoke(app, ["recall", "Where?", *db, "--embedder", "hashing"])
+    assert refused.exit_code == 2
+    assert model.identity.as_text() in refused.output and "hashing:" in refused.output
 
 
 # ------------------------------------------------ an OpenAI-compatible server ---

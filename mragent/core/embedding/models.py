@@ -145,24 +145,25 @@ def _load_minilm(model: PackagedModel) -> tuple[Embed, Embed]:
             )
     tokenizer = tokenizers.Tokenizer.from_file(str(tokenizer_file))
     tokenizer.enable_truncation(max_length=MINILM_MAX_TOKENS)
-    tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+    tokenizer.no_padding()  # the file pads to 128 by default
     options = ort.SessionOptions()
     options.log_severity_level = 3  # warnings about unused initialisers are noise here
     session = ort.InferenceSession(str(onnx_file), options, providers=["CPUExecutionProvider"])
     wanted = {i.name for i in session.get_inputs()}
 
-    def embed(texts: list[str]) -> np.ndarray:
-        if not texts:
-            return np.zeros((0, model.dimension), dtype=np.float32)
-        encoded = tokenizer.encode_batch(texts)
-        ids = np.array([e.ids for e in encoded], dtype=np.int64)
-        mask = np.array([e.attention_mask for e in encoded], dtype=np.int64)
-        feeds: dict[str, Any] = {"input_ids": ids, "attention_mask": mask}
+    def one(text: str) -> np.ndarray:
+        ids = np.array([tokenizer.encode(text).ids], dtype=np.int64)
+        feeds: dict[str, Any] = {"input_ids": ids, "attention_mask": np.ones_like(ids)}
         if "token_type_ids" in wanted:
             feeds["token_type_ids"] = np.zeros_like(ids)
-        hidden = session.run(None, feeds)[0]
-        pooled = (hidden * mask[..., None]).sum(axis=1) / np.maximum(mask.sum(axis=1), 1)[:, None]
-        return normalise(pooled)
+        return session.run(None, feeds)[0][0].mean(axis=0)  # mean over the tokens
+
+    def embed(texts: list[str]) -> np.ndarray:
+        # One text per run, unpadded: this int8 graph embeds padded batches at half the
+        # rate (interleaved on MuSiQue passages: 6.6 against 3.3 passages/s).
+        if not texts:
+            return np.zeros((0, model.dimension), dtype=np.float32)
+        return normalise(np.stack([one(text) for text in texts]))
 
     return embed, embed  # a symmetric model: no prefixes
 
