@@ -239,6 +239,41 @@ def test_an_interrupted_migration_is_fenced_then_resumed(store: GraphStore, ns: 
     assert_native_search(store, ns, new)
 
 
+def test_a_migration_interrupted_among_the_contents_resumes_there(
+    store: GraphStore, ns: str
+) -> None:
+    total = fill(store, ns)
+    contents = len(CHAIN["contents"]) + len(TEAM_B["contents"])
+    new = ReversedEmbedder()
+
+    def stop_in_the_contents(done: int, _: int) -> None:
+        if done > total:  # every cue and a first page of contents committed
+            raise Stop(str(done))
+
+    with pytest.raises(Stop):
+        reembed(store, ns, new, **as_admin(), progress=stop_in_the_contents, batch_size=3)
+    state = migration_state(store, ns)
+    assert state is not None and state.cursor.startswith("content:")
+    report = reembed(store, ns, new, **as_admin(), batch_size=3)
+    assert report.resumed
+    assert (report.cues, report.contents) == (0, contents - 3)
+    assert report.content_total == contents
+    assert_space(store, ns, new)
+
+
+def test_reembed_to_the_stamped_embedder_embeds_contents_written_without_a_vector(
+    store: GraphStore, ns: str
+) -> None:
+    fill(store, ns)
+    drop = "MATCH (m:Content) WHERE m.ns = $ns AND m.key = 'acme' REMOVE m.embedding RETURN 1"
+    store._execute("drop_vector", drop, {"ns": ns})  # as an older mragent wrote it
+    report = reembed(store, ns, default_embedder(), **as_admin())
+    assert report.changed and report.before == report.after == DEFAULT_TEXT
+    assert_space(store, ns, default_embedder())
+    again = reembed(store, ns, default_embedder(), **as_admin())
+    assert not again.changed
+
+
 def test_another_target_restarts_an_interrupted_migration(store: GraphStore, ns: str) -> None:
     total = fill(store, ns)
     new = ReversedEmbedder()

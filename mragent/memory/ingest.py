@@ -39,7 +39,7 @@ from mragent.core.view import DEFAULT_SCOPE, validate_scope
 from mragent.memory.audit import AuditLog
 from mragent.memory.audited import audited
 from mragent.memory.principal import Principal
-from mragent.memory.space import STORE_SCHEMA, space_embedder
+from mragent.memory.space import STORE_SCHEMA, check_space, space_embedder
 
 BATCH_SIZE = 500
 # Bumped whenever ingest writes a different graph for the same input.
@@ -352,7 +352,7 @@ def prepare_write(store: GraphStore, ns: str, embedder: Embedder) -> dict[str, A
         EmbeddingMismatch: when ``ns`` was written with another embedder.
     """
     rows = store.run("get_space", {"ns": ns})
-    space_embedder(ns, rows[0] if rows else None, embedder, "write")
+    check_space(ns, rows[0] if rows else None, embedder.identity)
     store.ensure_schema(embedder.identity.dimension)
     if not rows:
         stamp = {
