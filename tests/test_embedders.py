@@ -27,6 +27,7 @@ from typer.testing import CliRunner
 
 from mragent.apps.baselines import FlatRetriever
 from mragent.cli import app
+from mragent.cli.common import embedder_namespace
 from mragent.core.corpus import parse_corpus
 from mragent.core.embedding import (
     DEFAULT_MODEL,
@@ -458,3 +459,11 @@ def test_cli_ingests_and_recalls_through_the_endpoint(
     finally:
         with open_store(falkordb_url) as store:
             store.run("delete_namespace", {"ns": ns})
+
+
+def test_bench_and_evolve_derive_a_namespace_per_embedder() -> None:
+    derived = "bench-musique-musique_100-0123456789"
+    assert embedder_namespace(derived, None, None) == derived
+    assert embedder_namespace(derived, None, HashingEmbedder()) == derived
+    assert embedder_namespace(derived, None, HashingEmbedder(64)) == f"{derived}-hashing-64"
+    assert embedder_namespace(derived, "mine", HashingEmbedder(64)) == derived  # --ns kept

@@ -16,7 +16,7 @@ import numpy as np
 from mragent.apps.evaluate import RECALL_KS, QuestionResult
 from mragent.apps.judge import is_correct, recall_at_k
 from mragent.core.corpus import Question
-from mragent.core.embedding import Embedder, embed_all, passage_text
+from mragent.core.embedding import Embedder, embed_all, embedder_name, passage_text
 from mragent.core.retrieval.fusion import rrf
 from mragent.core.retrieval.sparse import BM25
 from mragent.core.text import count_tokens
@@ -27,7 +27,7 @@ HYBRID_DEPTH = 100  # candidates each side hands to the fusion (rank 100 adds 1/
 
 def flat_label(method: str, embedder: Embedder) -> str:
     """The row name of a flat baseline: the dense ones name their embedder."""
-    model = embedder.spec.partition("@")[0]  # an endpoint's URL is not its name
+    model = embedder_name(embedder)
     if method == "dense":
         return f"flat dense ({model})"
     if method == "hybrid":

@@ -28,6 +28,7 @@ from mragent.core.embedding import (
     MODELS,
     Embedder,
     embedder_from_spec,
+    embedder_name,
 )
 from mragent.core.errors import (
     ConfigError,
@@ -141,7 +142,7 @@ def embedder_namespace(derived: str, given: str | None, embedder: Embedder | Non
     """
     if given or embedder is None or embedder.spec == DEFAULT_SPEC:
         return derived
-    name = "".join(ch if ch.isalnum() or ch in "._" else "-" for ch in embedder.spec)
+    name = "".join(ch if ch.isalnum() or ch in "._" else "-" for ch in embedder_name(embedder))
     return validate_namespace(f"{derived}-{name}"[:64].rstrip("-._"))
 
 

@@ -27,6 +27,7 @@ from mragent.core.embedding.spec import (
     MAX_DIMENSION,
     default_embedder,
     embedder_from_spec,
+    embedder_name,
 )
 
 __all__ = [
@@ -43,5 +44,6 @@ __all__ = [
     "default_embedder",
     "embed_all",
     "embedder_from_spec",
+    "embedder_name",
     "passage_text",
 ]

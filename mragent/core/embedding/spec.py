@@ -19,6 +19,11 @@ ACCEPTED_SPECS = (
 )
 
 
+def embedder_name(embedder: Embedder) -> str:
+    """A short name for rows and namespaces: the spec, without an endpoint's URL."""
+    return embedder.spec.partition("@")[0]
+
+
 def default_embedder() -> HashingEmbedder:
     """The embedder a new namespace is written with when none is named."""
     return HashingEmbedder()
