@@ -14,6 +14,7 @@ from mragent.core.embedding import HashingEmbedder
 from mragent.core.genome import Fusion, Genome, PromptStrategy, Rerank
 from mragent.core.retrieval.cue_search import CueIndex
 from mragent.core.retrieval.fusion import fuse
+from mragent.core.retrieval.passage_entry import DensePassages, fused_passages
 from mragent.core.retrieval.reconstruct import Candidate, Trail
 from mragent.core.retrieval.rerank import rerank
 from mragent.core.retrieval.synthesis import assemble
@@ -126,6 +127,31 @@ def test_hybridAlpha_moves_between_sparse_and_dense() -> None:
     sparse_only = index.search("violinists", Genome(hybridAlpha=0.0))
     dense_only = index.search("violinists", Genome(hybridAlpha=1.0))
     assert sparse_only == [] and next(h.text for h in dense_only) == "violinist"
+
+
+def test_hybridAlpha_efSearch_and_fusion_act_on_dense_passage_entry() -> None:
+    embedder = HashingEmbedder()
+    texts = ["Kreisler was a violinist.", *(f"Mill {i} makes paper in Lisbon." for i in range(39))]
+    rows = [{"embedding": list(v)} for v in embedder.embed_passages(texts)]
+    passages = DensePassages(rows, embedder.identity.dimension)
+    vector = embedder.embed_queries(["violinists"])[0]
+    # BM25 (say on "Lisbon") found the mills only; "violinists" reaches Kreisler by trigrams.
+    sparse = {i: 1.0 + i / 100 for i in range(1, 40)}
+
+    def top(genome: Genome) -> int:
+        scores = fused_passages(sparse, passages, vector, genome)
+        return max(scores, key=lambda i: (scores[i], -i))
+
+    assert fused_passages(sparse, passages, vector, Genome(hybridAlpha=0.0)) == sparse
+    assert top(Genome(hybridAlpha=0.0)) == 39 and top(Genome(hybridAlpha=1.0)) == 0
+    # efSearch bounds how many passages the dense half hands to the fusion.
+    narrow = fused_passages({}, passages, vector, Genome(hybridAlpha=1.0, efSearch=16))
+    wide = fused_passages({}, passages, vector, Genome(hybridAlpha=1.0, efSearch=64))
+    assert len(narrow) == 16 and len(wide) == 32
+    # RRF sees ranks only: a mill ranked on both sides beats Kreisler, first on one;
+    # linear fusion keeps Kreisler's wide dense margin over the mills.
+    assert top(Genome(hybridAlpha=0.7)) != 0
+    assert top(Genome(hybridAlpha=0.7, fusion=Fusion.LINEAR)) == 0
 
 
 def test_fusion_methods_order_cues_differently() -> None:

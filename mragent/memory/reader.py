@@ -18,6 +18,7 @@ from mragent.core.errors import MragentError
 from mragent.core.genome import Genome
 from mragent.core.retrieval.cue_search import CueHit, CueIndex
 from mragent.core.retrieval.extractive import ExtractiveSynthesizer
+from mragent.core.retrieval.passage_entry import DensePassages, fused_passages
 from mragent.core.retrieval.passages import PassageSeeder, blend, merge_cues
 from mragent.core.retrieval.reconstruct import Candidate, ContentTexts, traverse
 from mragent.core.retrieval.rerank import Ranked, rerank
@@ -97,6 +98,7 @@ class Memory:
         self.contents = store.run("content_snapshot", {"ns": ns, **self.view.params()})
         self.texts = ContentTexts(self.contents)
         self.passages = PassageSeeder(self.contents, self.cue_index)
+        self.dense_passages = DensePassages(self.contents, self.identity.dimension)
         df: Counter[str] = Counter()
         for row in self.contents:
             df.update(set(content_words(f"{row['title'] or ''} {row['text']}")))
@@ -122,12 +124,18 @@ class Memory:
         """
         timings: dict[str, float] = {}
         start = time.perf_counter()
-        dense = None
+        vector = self.embedder.embed_queries([question])[0]
+        mark = time.perf_counter()
+        timings["embed"], start = (mark - start) * 1000, mark
         if native_vector_index:
-            vector = self.embedder.embed_queries([question])[0]
             dense = self.cue_index.native_dense(self.store, self.ns, self.view.scopes, vector)
+        else:
+            dense = self.cue_index.dense(vector, genome.efSearch)
         cues = self.cue_index.search(question, genome, dense)
-        seeds = self.passages.seeds(question, genome.cueK)
+        entry = fused_passages(
+            self.passages.bm25.scores(question), self.dense_passages, vector, genome
+        )
+        seeds = self.passages.seeds(question, genome.cueK, entry)
         cues = merge_cues(cues, seeds, genome.cueK)
         kept = [s for s in seeds if s in cues]
         mark = time.perf_counter()
@@ -148,7 +156,7 @@ class Memory:
         timings["traversal"], mark = (now - mark) * 1000, now
         ranked = blend(
             rerank(candidates, genome.rerank),
-            self.passages.relevance(question),
+            self.passages.relevance(question, entry),
             walk.scores,
             walk.extra,
             max(len(candidates), genome.maxContent * 2),

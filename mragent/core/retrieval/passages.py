@@ -60,17 +60,22 @@ class PassageSeeder:
         self.cue_texts = [row["title"] or "" for row in contents]
         self.seed_content: dict[str, str] = {}  # seed cue id -> the content it seeds
 
-    def relevance(self, question: str) -> dict[str, float]:
-        """Content key -> BM25 score scaled so the best content scores 1.0."""
-        scores = self.bm25.scores(question)
+    def relevance(self, question: str, scores: dict[int, float] | None = None) -> dict[str, float]:
+        """Content key -> BM25 score (or the given ``scores``, by snapshot position)
+        scaled so the best content scores 1.0."""
+        scores = self.bm25.scores(question) if scores is None else scores
         top = max(scores.values(), default=0.0)
         if top <= 0:
             return {}
         return {self.keys[i]: value / top for i, value in scores.items()}
 
-    def seeds(self, question: str, k: int) -> list[CueHit]:
-        """Entry cues for the ``k`` most relevant contents that have a title cue."""
-        ranked = self.bm25.top(question, k * 2)
+    def seeds(self, question: str, k: int, scores: dict[int, float] | None = None) -> list[CueHit]:
+        """Entry cues for the ``k`` most relevant contents that have a title cue, by
+        BM25 (or the given ``scores``, by snapshot position)."""
+        if scores is None:
+            ranked = self.bm25.top(question, k * 2)
+        else:
+            ranked = sorted(scores.items(), key=lambda item: (-item[1], item[0]))[: k * 2]
         top = ranked[0][1] if ranked and ranked[0][1] > 0 else 1.0
         out: list[CueHit] = []
         for position, value in ranked:
