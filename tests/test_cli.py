@@ -58,7 +58,8 @@ def test_ingest_then_bench(corpus_file: Path, falkordb_url: str, tmp_path: Path)
     assert names == [
         "mragent",
         "mragent default",
-        "flat bm25",
+        "flat bm25 (okapi)",
+        "flat bm25 (lucene, bm25s)",
         "flat dense (hashing)",
         "flat hybrid (hashing)",
     ]

@@ -104,7 +104,9 @@ def run_bench(
             )
         )
     for method in FLAT_METHODS:
-        flat = FlatRetriever(memory.contents, method, memory.embedder)
+        # The passage vectors the namespace already holds (a model embeds them once).
+        vectors = memory.dense_passages.matrix if memory.dense_passages.complete else None
+        flat = FlatRetriever(memory.contents, method, memory.embedder, vectors)
         results = flat.run(questions, genome.maxContent)
         if progress:
             progress(len(questions))
