@@ -206,5 +206,6 @@ def test_bench_reads_a_dataset_and_reports_recall(falkordb_url: str, tmp_path: P
     # Two passages per question are gold; with five contents, recall@10 is complete.
     assert systems["flat bm25 (okapi)"]["summary"]["recall"]["10"] == 1.0
     assert systems["mragent"]["summary"]["recall"]["10"] == 1.0
+    assert "support recall R@2 / R@5 / R@10 by question kind" in " ".join(result.output.split())
     bad = CliRunner().invoke(app, ["bench", "--dataset", "musique", "--db", falkordb_url])
     assert bad.exit_code == 2 and "needs --path" in bad.output

@@ -145,11 +145,33 @@ def _print(runs: list, engine: str, version: str, path: Path) -> None:
                 cells.append(f"{100 * sum(hits) / len(hits):.0f}")
             per_kind.add_row(kind, str(len(hits)), *cells)
         out.print(per_kind)
+        out.print(_recall_by_kind(runs, kinds))
     stages = runs[0].summary.stage_p50_ms
     out.print(
         "mragent p50 per stage: " + ", ".join(f"{k} {v:.2f} ms" for k, v in stages.items()),
         highlight=False,
     )
+
+
+def _recall_by_kind(runs: list, kinds: list[str]) -> Table:
+    """Support recall R@2 / R@5 / R@10 of each system, per question kind (hop count)."""
+    table = Table(title="support recall R@2 / R@5 / R@10 by question kind (%)")
+    table.add_column("kind", no_wrap=True)
+    table.add_column("n", justify="right")
+    for run in runs:
+        table.add_column(run.name, justify="right", no_wrap=True)
+    for kind in kinds:
+        cells, n = [], 0
+        for run in runs:
+            scored = [r.recall for r in run.results if r.kind == kind and r.recall]
+            n = len(scored)
+            cells.append(
+                " / ".join(f"{100 * sum(r[k] for r in scored) / n:.1f}" for k in (2, 5, 10))
+                if n
+                else "-"
+            )
+        table.add_row(kind, str(n), *cells)
+    return table
 
 
 def _print_negative(report: NegativeReport) -> None:
