@@ -8,6 +8,7 @@ for the default model, ``minilm``), which turns the skip into a failure.
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import shutil
@@ -22,6 +23,7 @@ from urllib.parse import urlsplit
 
 import numpy as np
 import pytest
+import typer
 from falkordb import FalkorDB
 from typer.testing import CliRunner
 
@@ -193,6 +195,65 @@ def test_cli_recall_reads_a_namespace_written_with_another_embedder(
                  "--principal", "human:ana", "--embedder", "hashing"],
             )  # fmt: skip
             assert write.exit_code == 2 and "refusing a write" in write.output
+        finally:
+            store.run("delete_namespace", {"ns": ns})
+
+
+def _commands(group: typer.Typer, prefix: tuple[str, ...] = ()) -> Iterator[tuple]:
+    for info in group.registered_commands:
+        name = info.name or (info.callback.__name__ if info.callback else "")
+        yield (*prefix, name), info.callback
+    for sub in group.registered_groups:
+        if sub.typer_instance is not None:
+            yield from _commands(sub.typer_instance, (*prefix, sub.name or ""))
+
+
+def test_every_command_on_a_namespace_takes_embedder() -> None:
+    on_memories = {
+        path: inspect.signature(callback).parameters
+        for path, callback in _commands(app)
+        # The audit commands read the hash-chained log, not the memories.
+        if callback is not None
+        and path[0] != "audit"
+        and {"ns", "corpus"} & set(inspect.signature(callback).parameters)
+    }
+    assert len(on_memories) >= 18  # every memory, transfer, review, trust and corpus command
+    assert [path for path, params in on_memories.items() if "embedder" not in params] == []
+
+
+def test_commands_that_do_not_embed_still_refuse_another_embedder(
+    falkordb_url: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    ns = f"t-{uuid.uuid4().hex[:12]}"
+    with open_store(falkordb_url) as store:
+        ingest(store, parse_corpus(CHAIN), ns, embedder=HashingEmbedder(64))
+        try:
+            who = ["--principal", "human:ana"]
+            at = ["--ns", ns, "--db", falkordb_url]
+            for action, command in [
+                ("read", ["history", "nothing"]),
+                ("read", ["export", str(tmp_path / "out.json")]),
+                ("read", ["review", "list"]),
+                ("write", ["forget", "nothing", *who]),
+                ("write", ["trust", "grant", "agent:bot", *who]),
+            ]:
+                result = runner.invoke(app, [*command, *at, "--embedder", "hashing"])
+                assert result.exit_code == 2, (command, result.output)
+                assert f"refusing a {action} with hashing:word+char3-blake2:256:norm" in (
+                    " ".join(result.output.split())
+                )
+                assert "hashing:word+char3-blake2:64:norm" in result.output
+            assert not (tmp_path / "out.json").exists()
+            same = runner.invoke(app, ["history", "nothing", *at, "--embedder", "hashing:64"])
+            assert "refusing" not in same.output
+            ghost = PackagedModel(
+                "ghost", "ghost-model", "mragent-no-such-dist", ("mragent-no-such-dist",),
+                "models", 8, "a model nobody installed", lambda model: (np.zeros, np.zeros),
+            )  # fmt: skip
+            monkeypatch.setitem(MODELS, "ghost", ghost)
+            missing = runner.invoke(app, ["forget", "nothing", *who, *at, "--embedder", "ghost"])
+            assert missing.exit_code == 2 and "mragent-no-such-dist" in missing.output
+            assert len(missing.output.strip().splitlines()) == 1
         finally:
             store.run("delete_namespace", {"ns": ns})
 

@@ -27,6 +27,7 @@ from mragent.core.embedding import (
     DEFAULT_SPEC,
     MODELS,
     Embedder,
+    check_identity,
     embedder_from_spec,
     embedder_name,
 )
@@ -131,6 +132,20 @@ def progress_bar() -> Progress:
 def chosen_embedder(spec: str | None) -> Embedder | None:
     """The embedder ``--embedder`` names; None: the namespace's (or the default)."""
     return embedder_from_spec(spec) if spec else None
+
+
+def check_embedder(store: GraphStore, ns: str, spec: str | None, action: str) -> None:
+    """Refuse ``--embedder SPEC`` on a namespace stamped with another embedder, naming
+    both sides (for the commands that read or write memories without embedding).
+
+    Raises:
+        EmbeddingMismatch: when ``spec`` is not the namespace's embedder.
+        EmbedderUnavailable: when ``spec`` names a model whose package is absent.
+    """
+    model = chosen_embedder(spec)
+    rows = store.run("get_space", {"ns": ns}) if model is not None else []
+    if model is not None and rows:
+        check_identity(ns, rows[0].get("embedder"), model.identity, action)
 
 
 def embedder_namespace(derived: str, given: str | None, embedder: Embedder | None) -> str:

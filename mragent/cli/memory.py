@@ -27,6 +27,7 @@ from mragent.cli.common import (
     PrincipalOption,
     ScopeOption,
     ScopesOption,
+    check_embedder,
     chosen_embedder,
     cli_errors,
     out,
@@ -67,6 +68,7 @@ def writing(
     validate_namespace(ns)
     model = chosen_embedder(embedder)
     with open_store(db) as store:
+        check_embedder(store, ns, embedder, "write")
         yield Memories(store, ns, audit_log(audit), embedder=model), who
 
 
@@ -158,8 +160,9 @@ def _forgetting(erase: bool, summary: str) -> Callable[..., None]:
         scope: ScopeOption = DEFAULT_SCOPE,
         db: DbOption = None,
         audit: AuditLogOption = None,
+        embedder: EmbedderOption = None,
     ) -> None:
-        with cli_errors(), writing(principal, ns, db, audit) as (memories, who):
+        with cli_errors(), writing(principal, ns, db, audit, embedder) as (memories, who):
             act = memories.purge if erase else memories.forget
             ids = act(memory_id, principal=who, reason=reason, scope=scope)
             say(f"{'purged' if erase else 'forgot'} {len(ids)} version(s): {', '.join(ids)}")
@@ -182,10 +185,12 @@ def history_command(
     scope: ScopeOption = DEFAULT_SCOPE,
     db: DbOption = None,
     as_json: JsonOption = False,
+    embedder: EmbedderOption = None,
 ) -> None:
     """Show every version of a memory, with trust, valid time and record time."""
     with cli_errors():
         with open_store(db) as store:
+            check_embedder(store, ns, embedder, "read")
             versions = Memories(store, ns, AuditLog()).history(memory_id, scope)
         if as_json:
             out.print_json(data=[v.to_json() for v in versions])
@@ -251,9 +256,10 @@ def migrate_command(
     scope: ScopeOption = DEFAULT_SCOPE,
     db: DbOption = None,
     audit: AuditLogOption = None,
+    embedder: EmbedderOption = None,
 ) -> None:
     """Upgrade a namespace written by an earlier mragent (its memories gain provenance)."""
-    with cli_errors(), writing(principal, ns, db, audit) as (memories, who):
+    with cli_errors(), writing(principal, ns, db, audit, embedder) as (memories, who):
         report = migrate_namespace(
             memories.store, ns, principal=who, audit=memories.audit, scope=scope
         )

@@ -15,11 +15,13 @@ import typer
 from mragent.cli.common import (
     AuditLogOption,
     DbOption,
+    EmbedderOption,
     JsonOption,
     NsOption,
     PrincipalOption,
     ScopeOption,
     ScopesOption,
+    check_embedder,
     cli_errors,
     out,
     say,
@@ -44,10 +46,12 @@ def review_list(
     limit: Annotated[int, typer.Option(min=1, max=10_000, help="At most this many.")] = 100,
     db: DbOption = None,
     as_json: JsonOption = False,
+    embedder: EmbedderOption = None,
 ) -> None:
     """List pending memories, oldest first."""
     with cli_errors():
         with open_store(db) as store:
+            check_embedder(store, ns, embedder, "read")
             rows = Memories(store, ns, audit_log(None)).pending(scope or (DEFAULT_SCOPE,), limit)
         if as_json:
             out.print_json(data=rows)
@@ -71,8 +75,9 @@ def _reviewing(verdict: Literal["accept", "reject"], summary: str) -> Callable[.
         scope: ScopeOption = DEFAULT_SCOPE,
         db: DbOption = None,
         audit: AuditLogOption = None,
+        embedder: EmbedderOption = None,
     ) -> None:
-        with cli_errors(), writing(principal, ns, db, audit) as (memories, who):
+        with cli_errors(), writing(principal, ns, db, audit, embedder) as (memories, who):
             demoted: list[str] = []
             if verdict == "accept":
                 memories.accept(memory_id, principal=who, scope=scope)
@@ -95,9 +100,15 @@ review_reject = review_app.command("reject")(
 
 
 def _set_trust(
-    agent: str, principal: str | None, ns: str, db: str | None, audit: Path | None, trusted: bool
+    agent: str,
+    principal: str | None,
+    ns: str,
+    db: str | None,
+    audit: Path | None,
+    embedder: str | None,
+    trusted: bool,
 ) -> None:
-    with cli_errors(), writing(principal, ns, db, audit) as (memories, who):
+    with cli_errors(), writing(principal, ns, db, audit, embedder) as (memories, who):
         target = parse_principal(agent, "AGENT")
         now = memories.set_trust(target, principal=who, trusted=trusted)
         say("trusted agents: " + (", ".join(now) or "(none)"))
@@ -113,9 +124,10 @@ def trust_grant(
     ns: NsOption = "default",
     db: DbOption = None,
     audit: AuditLogOption = None,
+    embedder: EmbedderOption = None,
 ) -> None:
     """Let an agent's new memories start accepted (a human decides)."""
-    _set_trust(agent, principal, ns, db, audit, trusted=True)
+    _set_trust(agent, principal, ns, db, audit, embedder, trusted=True)
 
 
 @trust_app.command("revoke")
@@ -125,6 +137,7 @@ def trust_revoke(
     ns: NsOption = "default",
     db: DbOption = None,
     audit: AuditLogOption = None,
+    embedder: EmbedderOption = None,
 ) -> None:
     """Make an agent's new memories start pending again."""
-    _set_trust(agent, principal, ns, db, audit, trusted=False)
+    _set_trust(agent, principal, ns, db, audit, embedder, trusted=False)

@@ -22,6 +22,7 @@ from mragent.cli.common import (
     NsOption,
     PrincipalOption,
     ScopesOption,
+    check_embedder,
     chosen_embedder,
     cli_errors,
     say,
@@ -53,11 +54,13 @@ def export_command(
         ),
     ] = False,
     db: DbOption = None,
+    embedder: EmbedderOption = None,
 ) -> None:
     """Write a namespace's memories (every version, oldest first) to FILE, atomically."""
     with cli_errors():
         validate_namespace(ns)
         with open_store(db) as store:
+            check_embedder(store, ns, embedder, "read")
             report = export_memories(
                 store,
                 ns,
