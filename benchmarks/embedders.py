@@ -32,12 +32,12 @@ import subprocess
 import sys
 import tempfile
 import time
+import tomllib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import tomllib
 
 from mragent.apps.baselines import FlatRetriever
 from mragent.apps.datasets import load_dataset

@@ -2,14 +2,14 @@
 // params: ns, scopes, lineage, at
 // returns: id, hash
 // Only tombstones are purged; the hash stays so identical text remains refused.
-// The title, given tags and cues (words of the text) and the passage embedding (a
-// function of the text) are overwritten with empty
-// values rather than removed: FalkorDB 4.16 removes the wrong properties when one
+// The title, source, given tags and cues (words of the text) and the passage
+// embedding (a function of the text) are overwritten with empty values rather than
+// removed: FalkorDB 4.16 removes the wrong properties when one
 // statement removes two or more of a node's properties (then the tombstone's own
 // forgotten_at could go), while one removal among updates is safe.
 MATCH (m:Content)
 WHERE m.lineage = $lineage AND m.ns = $ns AND m.scope IN $scopes
   AND m.forgotten_at IS NOT NULL
-SET m.purged_at = coalesce(m.purged_at, $at), m.title = '', m.given_tags = [],
-    m.given_cues = [], m.embedding = [], m.text = null
+SET m.purged_at = coalesce(m.purged_at, $at), m.title = '', m.source = '',
+    m.given_tags = [], m.given_cues = [], m.embedding = [], m.text = null
 RETURN m.id AS id, m.hash AS hash

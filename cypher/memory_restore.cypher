@@ -1,7 +1,8 @@
 // memory_restore: write imported memory versions with their whole stored state.
 // params: ns, scope, records
 // returns: id
-// `records` are MemoryRecord rows. Each version is merged on its id within the
+// `records` are MemoryRecord rows with their `seal` (audit key HMAC, made by the
+// importer for the target namespace). Each version is merged on its id within the
 // scope and created with every property at once, lifecycle included
 // (superseded_at, forgotten_at, forget_reason, purged_at, review), before import
 // links any tag to it: a version is never reachable with half its state, even on
@@ -18,5 +19,6 @@ ON CREATE SET m.key = rec.key, m.text = rec.text, m.title = rec.title,
   m.forget_reason = rec.forget_reason, m.purged_at = rec.purged_at,
   m.reviewed_by = rec.reviewed_by, m.reviewed_at = rec.reviewed_at,
   m.given_tags = rec.given_tags, m.given_cues = rec.given_cues,
-  m.trust_at = rec.trust_at, m.trust_log = rec.trust_log, m.trust_since = rec.trust_at[-1]
+  m.trust_at = rec.trust_at, m.trust_log = rec.trust_log, m.trust_since = rec.trust_at[-1],
+  m.seal = rec.seal
 RETURN m.id AS id

@@ -66,11 +66,9 @@ def _docker_container(engine: str) -> tuple[object, str] | None:
             box,
             f"bolt://neo4j:mragent-dev@{box.get_container_host_ip()}:{box.get_exposed_port(7687)}",
         )
-    box = (
-        DockerContainer("memgraph/memgraph:latest")
-        .with_command("--experimental-enabled=text-search")
-        .with_exposed_ports(7687)
-    )
+    # Text search is not experimental since Memgraph 3.6, which refuses to start with
+    # the old --experimental-enabled=text-search flag.
+    box = DockerContainer("memgraph/memgraph:latest").with_exposed_ports(7687)
     box.start()
     wait_for_logs(box, "You are running Memgraph", timeout=120)
     return box, f"memgraph://{box.get_container_host_ip()}:{box.get_exposed_port(7687)}"
@@ -91,7 +89,7 @@ def falkordb_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         server = embedded.ensure_running(home)
     except BackendUnavailable as exc:
         unavailable("falkordb", str(exc))
-    yield server.url
+    yield server.secret_url
     embedded.stop(home)
 
 

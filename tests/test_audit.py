@@ -78,7 +78,12 @@ def test_round_trip_chains_records(log: AuditLog) -> None:
     assert records[0].prev == GENESIS
     assert [r.prev for r in records[1:]] == [r.hash for r in records[:-1]]
     for record in records:
-        assert record.hash == record_hash(record.as_dict())
+        assert record.hash == record_hash(record.as_dict(), log.key())
+    # Keyed: the hash is an HMAC, not the plain sha256 anyone could recompute.
+    body = {k: v for k, v in records[0].as_dict().items() if k != "hash"}
+    assert records[0].hash != hashlib.sha256(canonical_json(body).encode()).hexdigest()
+    assert (log.path.with_name("audit.jsonl.key").stat().st_mode & 0o777) == 0o600
+    assert (log.path.stat().st_mode & 0o777) == 0o600
     assert read_records(log.path) == records
     # One canonical JSON object per line: what is hashed is what is written.
     assert [json.loads(line) for line in _lines(log.path)] == [r.as_dict() for r in records]
@@ -166,7 +171,7 @@ def test_an_edit_with_a_recomputed_hash_breaks_the_next_link(log: AuditLog) -> N
     lines = _lines(log.path)
     obj = json.loads(lines[1])
     obj["target"] = "m-forged"
-    obj["hash"] = record_hash(obj)
+    obj["hash"] = record_hash(obj, log.key())  # even with the key
     lines[1] = canonical_json(obj).encode()
     _save(log.path, lines)
     report = verify(log.path)
@@ -174,22 +179,33 @@ def test_an_edit_with_a_recomputed_hash_breaks_the_next_link(log: AuditLog) -> N
     assert "prev does not match" in report.problems[0]
 
 
-def test_a_rebuilt_chain_passes_alone_but_not_against_the_anchor(log: AuditLog) -> None:
+def test_a_log_rehashed_without_the_key_is_detected(log: AuditLog) -> None:
     records = _write(log, 3)
     anchors = {"ns1": (3, records[-1].hash)}
     assert verify(log.path, anchors).ok
-    # Whoever can write the file can recompute every hash after an edit ...
-    objs = [json.loads(line) for line in _lines(log.path)]
-    objs[0]["principal"] = "human:mallory"
-    prev = GENESIS
-    for obj in objs:
-        obj["prev"] = prev
-        obj["hash"] = prev = record_hash(obj)
-    _save(log.path, [canonical_json(obj).encode() for obj in objs])
-    assert verify(log.path).ok  # documented limit of a keyless chain
-    # ... but the head hash kept in the database pins the whole prefix.
-    report = verify(log.path, anchors)
-    assert not report.ok and "differs from the anchor" in report.problems[0]
+    # Whoever can write the file but not read the key re-hashes every record after
+    # an edit (plain sha256, or an HMAC with a key of their own) ...
+    for forged_key in (b"", os.urandom(32)):
+        objs = [json.loads(line) for line in _lines(log.path)]
+        objs[0]["principal"] = "human:mallory"
+        prev = GENESIS
+        for obj in objs:
+            obj["prev"] = prev
+            obj["hash"] = prev = record_hash(obj, forged_key)
+        _save(log.path, [canonical_json(obj).encode() for obj in objs])
+        # ... and the chain alone already shows it, anchors or not.
+        report = verify(log.path)
+        assert not report.ok and _problem_lines(report) == {1, 2, 3}, report.problems
+        assert "re-hashed" in report.problems[0]
+        anchored = verify(log.path, {"ns1": (3, objs[-1]["hash"])})
+        assert not anchored.ok
+
+
+def test_a_log_without_its_key_does_not_verify(log: AuditLog) -> None:
+    _write(log, 2)
+    log.path.with_name("audit.jsonl.key").unlink()
+    report = verify(log.path)
+    assert not report.ok and "audit key" in report.problems[0]
 
 
 def test_deleting_a_middle_record_is_named(log: AuditLog) -> None:

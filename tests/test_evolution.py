@@ -325,7 +325,7 @@ def falkor(tmp_path_factory: pytest.TempPathFactory) -> Iterator[GraphStore]:
     """A FalkorDB server of this module's own, in a temporary MRAGENT_HOME."""
     home = tmp_path_factory.mktemp("evolve-home")
     server = embedded.ensure_running(home)
-    store = FalkorStore("127.0.0.1", server.port)
+    store = FalkorStore("127.0.0.1", server.port, password=server.password)
     try:
         yield store
     finally:
@@ -344,7 +344,7 @@ def _run(store: GraphStore, corpus: Path, out: Path, **overrides: Any) -> Evolve
     options = dict(
         corpus_path=corpus,
         ns="evolve-test",
-        worker_url=store.url,
+        worker_url=store.secret_url,
         generations=3,
         population=6,
         seed=11,
@@ -464,7 +464,8 @@ def test_cli_exit_codes(falkor: GraphStore, corpus_path: Path, tmp_path: Path) -
     from mragent.cli.app import app
 
     runner = CliRunner()
-    args = ["evolve", "--corpus", str(corpus_path), "--db", falkor.url, "--ns", "evolve-test"]
+    url = falkor.secret_url
+    args = ["evolve", "--corpus", str(corpus_path), "--db", url, "--ns", "evolve-test"]
     out = tmp_path / "cli"
     result = runner.invoke(
         app, [*args, "--out", str(out), "--generations", "0", "--population", "4"]

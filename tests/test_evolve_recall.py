@@ -163,7 +163,7 @@ def test_real_run_optimises_measured_recall_within_the_depth_bound(
     options = EvolveOptions(
         corpus_path=QUESTIONS,
         ns=mini_ns,
-        worker_url=falkor_store.url,
+        worker_url=falkor_store.secret_url,
         generations=2,
         population=4,
         seed=5,
@@ -214,7 +214,7 @@ def test_cli_picks_recall_for_datasets_and_records_the_depth_bound(
 
     ns = f"t-recall-cli-{uuid.uuid4().hex[:8]}"
     args = ["evolve", "--dataset", "musique", "--path", str(QUESTIONS), "--pool", str(POOL)]
-    args += ["--db", falkor_store.url, "--ns", ns, "--out", str(tmp_path)]
+    args += ["--db", falkor_store.secret_url, "--ns", ns, "--out", str(tmp_path)]
     args += ["--generations", "0", "--population", "4", "--max-depth", "2", "--split", "0.5"]
     try:
         result = CliRunner().invoke(app, args)

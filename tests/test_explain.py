@@ -16,7 +16,10 @@ import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
-from mragent.apps.explain import Fate, Trace, browser_cypher, build_trace, checked_id, render_trace
+from mragent.apps.browser_view import browser_cypher, checked_id
+from mragent.apps.datasets import dataset_namespace
+from mragent.apps.explain import Fate, Trace, build_trace
+from mragent.apps.explain_screen import render_trace
 from mragent.apps.html_view import write_html
 from mragent.apps.trace_store import TRACE_CAP, list_traces, persist_trace, trace_paths
 from mragent.cli import app
@@ -175,7 +178,8 @@ def test_cli_explain(corpus_file: Path, falkordb_url: str, tmp_path: Path) -> No
             app, ["explain", QUESTION, *common, "--cypher", "--persist", "--html", str(page)]
         )
         assert both.exit_code == 0, both.output
-        assert both.stdout.startswith("// mragent explain: the ")
+        assert both.stdout.startswith("// mragent explain: ")
+        assert "// :config autoComplete: false" in both.stdout and "// :style node" in both.stdout
         assert "UNION" in both.stdout and "entry cues" not in both.stdout
         assert "entry cues" in both.stderr and "persisted trace" in both.stderr
         assert page.exists() and "vis.Network" in page.read_text()
@@ -246,3 +250,46 @@ def test_html_view_draws_paths_to_contents_the_trace_does_not_list(
     page = tmp_path / "partial.html"
     write_html(partial, page)
     assert trace.name(dropped) in page.read_text(encoding="utf-8")
+
+
+def test_cli_explain_reads_a_dataset_as_bench_does(falkordb_url: str) -> None:
+    data = Path(__file__).parent / "datasets_data"
+    args = ["--dataset", "hotpotqa", "--path", str(data / "hotpotqa_mini.json")]
+    args += ["--corpus", str(data / "hotpotqa_mini_corpus.json"), "--db", falkordb_url]
+    question = "Which band did the drummer of Glass Orchard later join?"
+    namespace = dataset_namespace(
+        "hotpotqa", data / "hotpotqa_mini.json", data / "hotpotqa_mini_corpus.json"
+    )
+    try:
+        shown = runner.invoke(app, ["explain", question, *args])
+        assert shown.exit_code == 0, shown.output
+        assert f"namespace {namespace!r}" in shown.stdout and "Glass Orchard" in shown.stdout
+        again = runner.invoke(app, ["explain", question, *args])
+        assert "ingested" not in again.output  # the namespace bench would read, reused
+    finally:
+        with open_store(falkordb_url) as store:
+            store.run("delete_namespace", {"ns": namespace})
+    missing = runner.invoke(
+        app, ["explain", question, "--dataset", "musique", "--db", falkordb_url]
+    )
+    assert missing.exit_code == 2 and "needs --path" in missing.output
+
+
+def test_a_future_as_of_reads_now_and_says_so(corpus_file: Path, falkordb_url: str) -> None:
+    common = ["--corpus", str(corpus_file), "--ns", "cli-as-of", "--db", falkordb_url]
+    try:
+        future = runner.invoke(app, ["explain", QUESTION, *common, "--as-of", "2999-01-01"])
+        now = runner.invoke(app, ["explain", QUESTION, *common])
+        past = runner.invoke(app, ["explain", QUESTION, *common, "--as-of", "2000-01-01"])
+    finally:
+        with open_store(falkordb_url) as store:
+            store.run("delete_namespace", {"ns": "cli-as-of"})
+    assert future.exit_code == now.exit_code == 0, future.output
+    assert "--as-of 2999-01-01 is later than now" in future.stderr
+
+    def answer(result: Any) -> str:
+        return next(line for line in result.stdout.splitlines() if line.startswith("answer:"))
+
+    assert answer(future) == answer(now) != answer(past)  # the future reads now; 2000 read nothing
+    assert "abstained" in answer(past)
+    assert "later than now" not in past.stderr and "later than now" not in now.stderr

@@ -352,12 +352,14 @@ def lone_store(
     if engine == "falkordb":
         parts = urlsplit(url)
         graph = f"reembed-{uuid.uuid4().hex[:12]}"
-        opened = FalkorStore(parts.hostname or "127.0.0.1", parts.port or 6379, graph=graph)
+        opened = FalkorStore(
+            parts.hostname or "127.0.0.1", parts.port or 6379, graph=graph, password=parts.password
+        )
         try:
             yield opened
         finally:
             opened.close()
-            client = FalkorDB(host=parts.hostname, port=parts.port)
+            client = FalkorDB(host=parts.hostname, port=parts.port, password=parts.password)
             client.select_graph(graph).delete()
             client.connection.close()
         return
@@ -448,13 +450,14 @@ def test_cli_reembed_migrates(falkordb_url: str, monkeypatch: pytest.MonkeyPatch
     # The command on a private graph: open_store is pointed at it.
     parts = urlsplit(falkordb_url)
     graph = f"reembed-cli-{uuid.uuid4().hex[:12]}"
-    host, port = parts.hostname or "127.0.0.1", parts.port or 6379
+    host, port, password = parts.hostname or "127.0.0.1", parts.port or 6379, parts.password
     monkeypatch.setattr(
-        "mragent.cli.reembed.open_store", lambda db: FalkorStore(host, port, graph=graph)
+        "mragent.cli.reembed.open_store",
+        lambda db: FalkorStore(host, port, graph=graph, password=password),
     )
     ns = f"t-{uuid.uuid4().hex[:12]}"
     try:
-        with FalkorStore(host, port, graph=graph) as store:
+        with FalkorStore(host, port, graph=graph, password=password) as store:
             ingest(store, parse_corpus(CHAIN), ns)
             args = ["--ns", ns, "--embedder", "hashing:128", "--principal", ADMIN]
             result = runner.invoke(cli, args)
@@ -466,6 +469,6 @@ def test_cli_reembed_migrates(falkordb_url: str, monkeypatch: pytest.MonkeyPatch
             state = migration_state(store, ns)
             assert state is not None and state.embedder == "hashing:word+char3-blake2:128:norm"
     finally:
-        client = FalkorDB(host=host, port=port)
+        client = FalkorDB(host=host, port=port, password=password)
         client.select_graph(graph).delete()
         client.connection.close()

@@ -39,9 +39,17 @@ def test_wheel_installs_and_ingests_from_another_directory(tmp_path: Path) -> No
     )
     [wheel] = dist.glob("mragent-*.whl")
     env_dir = tmp_path / "venv"
-    # Dependencies come from the running interpreter; the package itself from the wheel.
-    venv.create(env_dir, system_site_packages=True, with_pip=True)
+    venv.create(env_dir, with_pip=True)
     python = env_dir / "bin" / "python"
+    # Dependencies come from the running interpreter's site-packages (a venv's too:
+    # system_site_packages would point at the base interpreter's instead); the
+    # package itself from the wheel. Paths listed in a .pth file are added without
+    # reading the .pth files inside them, so an editable install there stays out.
+    purelib = _run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"], tmp_path
+    )
+    deps = [p for p in sys.path if p.endswith("site-packages") and Path(p).is_dir()]
+    (Path(purelib.strip()) / "_running_deps.pth").write_text("\n".join(deps) + "\n")
     _run([str(python), "-m", "pip", "install", "-q", "--no-deps", str(wheel)], cwd=tmp_path)
     work = tmp_path / "elsewhere"
     work.mkdir()

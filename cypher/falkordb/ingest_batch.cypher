@@ -6,7 +6,8 @@
 // Nodes are merged on their natural key within the scope (Content.key, Tag.name,
 // Cue.text) and keep the random id given on first creation, so re-ingesting the
 // same batch adds nothing. A content record carries its whole provenance: hash,
-// principal, trust, lineage, valid time and record time. Every trust change is
+// principal, trust, lineage, valid time and record time, and its seal (an HMAC
+// with the audit key, checked by `audit verify`). Every trust change is
 // logged (trust_at, trust_log: parallel lists; trust_since: the last change), so a
 // read at an earlier record time sees the trust state the memory had then.
 // supersedes: [{new, old, at}] closes the old version's record time and links
@@ -23,7 +24,8 @@ FOREACH (rec IN $contents |
     m.trust = rec.trust, m.lineage = rec.lineage, m.recorded_at = rec.recorded_at,
     m.valid_from = rec.valid_from, m.valid_to = rec.valid_to,
     m.given_tags = rec.given_tags, m.given_cues = rec.given_cues,
-    m.trust_at = [rec.recorded_at], m.trust_log = [rec.trust], m.trust_since = rec.recorded_at
+    m.trust_at = [rec.recorded_at], m.trust_log = [rec.trust], m.trust_since = rec.recorded_at,
+    m.seal = rec.seal
   SET m.embedding = coalesce(m.embedding, vecf32(rec.embedding)))
 FOREACH (rec IN $tags |
   MERGE (t:Tag {ns: $ns, scope: $scope, name: rec.name})

@@ -8,36 +8,33 @@ annotates the result:
 * the paths ``pruneThreshold`` removed. The traversal drops them inside Cypher,
   so they are found by a second, *shadow* traversal with the same genes and a
   floor of 0; its time is reported apart from the reconstruction's own;
+* how each content entered: by a cue path, or by passage seeding with no cue
+  path surviving (the seed passage itself, or a passage its bridge walk reached,
+  with the tags of that bridge from ``trace_bridges``);
 * names for the node ids (``trace_nodes``) and the weight of every edge, so
   evidence can be shown along each path.
 
-:func:`render_trace` prints the trace with rich; :func:`browser_cypher` writes a
-query that draws the paths used in Neo4j Browser, Memgraph Lab or FalkorDB's
-browser. The HTML view lives in :mod:`mragent.apps.html_view`, persistence in
+The views live apart: the terminal's in :mod:`mragent.apps.explain_screen`,
+the Cypher for graph browsers in :mod:`mragent.apps.browser_view`, the HTML
+page in :mod:`mragent.apps.html_view`, persistence in
 :mod:`mragent.apps.trace_store`.
 """
 
 from __future__ import annotations
 
-import re
 import time
 from dataclasses import dataclass, field
 from enum import Enum
 
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
-
-from mragent.core.errors import MragentError
 from mragent.core.genome import Genome
-from mragent.core.retrieval.reconstruct import HOP_DECAY, TRAILS_PER_CONTENT, traverse
+from mragent.core.retrieval.reconstruct import (
+    HOP_DECAY,
+    TRAILS_PER_CONTENT,
+    Candidate,
+    traverse,
+)
 from mragent.core.retrieval.synthesis import PRUNE_RATIO, TERSE_MAX, TERSE_RATIO
 from mragent.memory.reader import Memory, Reconstruction
-
-# What may be printed into Cypher text between quotes: ids are uuid4 strings.
-_UUIDISH = re.compile(r"[0-9a-f][0-9a-f-]{0,63}")
-MAX_ROWS = 40  # rows per screen section before "... n more"
-MAX_OTHER_ROWS = 12  # path rows per fate other than kept
 
 
 class Fate(str, Enum):
@@ -51,6 +48,14 @@ class Fate(str, Enum):
 
 
 FATE_ORDER = {fate: i for i, fate in enumerate(Fate)}
+
+
+class Entry(str, Enum):
+    """How a content entered the reconstruction."""
+
+    PATH = "cue path"  # a Cue -> Tag(s) -> Content path reached it
+    SEEDED = "seeded"  # passage seeding (BM25 over its text) picked it; no cue path survived
+    BRIDGED = "bridged"  # the bridge walk from a seed passage reached it; no cue path survived
 
 
 @dataclass(frozen=True)
@@ -81,6 +86,7 @@ class TraceContent:
     rank: int | None
     fate: Fate
     reason: str = ""
+    entry: Entry = Entry.PATH
 
 
 @dataclass(frozen=True)
@@ -106,15 +112,43 @@ class Trace:
     nodes: dict[str, TraceNode]
     weights: dict[tuple[str, str], float]
     explain_ms: dict[str, float] = field(default_factory=dict)
+    seeded_by: dict[str, str] = field(default_factory=dict)
+    bridges: list[tuple[str, ...]] = field(default_factory=list)
 
     @property
     def used_paths(self) -> list[TracePath]:
-        """The paths that reached the contents handed to synthesis."""
+        """The cue paths that reached the contents handed to synthesis."""
         return [p for p in self.paths if p.fate is Fate.KEPT]
+
+    @property
+    def kept(self) -> list[TraceContent]:
+        """The contents handed to synthesis, in final order."""
+        return [c for c in self.contents if c.fate is Fate.KEPT]
+
+    @property
+    def used_bridges(self) -> list[tuple[str, ...]]:
+        """Bridges (seed, tag, tag, content) to bridged contents handed to synthesis."""
+        bridged = {c.id for c in self.kept if c.entry is Entry.BRIDGED}
+        return [b for b in self.bridges if b[-1] in bridged]
+
+    @property
+    def used_seeded(self) -> list[TraceContent]:
+        """Seed passages handed to synthesis that no cue path reached."""
+        return [c for c in self.kept if c.entry is Entry.SEEDED]
 
     def name(self, node_id: str) -> str:
         node = self.nodes.get(node_id)
         return node.name if node else node_id[:8]
+
+    def entry_text(self, content: TraceContent) -> str:
+        """How ``content`` entered, in words: by a cue path, seeding or a bridge."""
+        if content.entry is Entry.SEEDED:
+            cue = self.seeded_by.get(content.id)
+            return f"seeded at cue {self.name(cue)!r}" if cue else "seeded"
+        if content.entry is Entry.BRIDGED:
+            seeds = sorted({self.name(b[0]) for b in self.bridges if b[-1] == content.id})
+            return f"bridged from {' / '.join(seeds)}" if seeds else "bridged"
+        return "cue path"
 
     def prefix_evidence(self, path: TracePath) -> list[float]:
         """Evidence after each edge of ``path`` (the traversal's formula, step by step).
@@ -167,6 +201,8 @@ def _shadow(
         memory.store, memory.ns, memory.view, rec.cues, floorless, memory.texts
     ).candidates
     returned = {c.id for c in rec.candidates}
+    # A content in the pool that no cue path reached (passage seeding) is listed already.
+    listed = returned | {r.candidate.id for r in rec.ranked}
     paths: list[TracePath] = []
     contents: list[TraceContent] = []
     for cand in shadow:
@@ -182,7 +218,7 @@ def _shadow(
             else:
                 fate, why = Fate.UNRANKED, "outside the candidate pool"
             paths.append(TracePath(trail.nodes, trail.evidence, trail.hops, fate, why))
-        if cand.id not in returned:
+        if cand.id not in listed:
             if cand.evidence < floor:
                 fate = Fate.PRUNED
                 why = f"pruned: best evidence {cand.evidence:.3f} < threshold {floor:g}"
@@ -222,10 +258,14 @@ def build_trace(memory: Memory, question: str, genome: Genome) -> Trace:
             r.evidence_rank + 1,
             i + 1,
             *fates[r.candidate.id],
+            entry=_entry(r.candidate),
         )
         for i, r in enumerate(rec.ranked)
     ]
     explain_ms: dict[str, float] = {}
+    start = time.perf_counter()
+    seeded_by, bridges = _seeding(memory, rec, genome, contents)
+    explain_ms["seeding"] = (time.perf_counter() - start) * 1000
     if genome.pruneThreshold > 0 and rec.cues:
         start = time.perf_counter()
         more_paths, more_contents = _shadow(memory, rec, genome, seen)
@@ -233,7 +273,12 @@ def build_trace(memory: Memory, question: str, genome: Genome) -> Trace:
         contents += more_contents
         explain_ms["shadow traversal (prune 0)"] = (time.perf_counter() - start) * 1000
     start = time.perf_counter()
-    ids = sorted({c.id for c in rec.cues} | {n for p in paths for n in p.nodes})
+    ids = sorted(
+        {c.id for c in rec.cues}
+        | {n for p in paths for n in p.nodes}
+        | {n for b in bridges for n in b}
+        | set(seeded_by)
+    )
     nodes: dict[str, TraceNode] = {}
     weights: dict[tuple[str, str], float] = {}
     for row in memory.store.run("trace_nodes", {"ns": memory.ns, "ids": ids}) if ids else []:
@@ -254,149 +299,33 @@ def build_trace(memory: Memory, question: str, genome: Genome) -> Trace:
         nodes,
         weights,
         explain_ms,
+        seeded_by,
+        bridges,
     )
 
 
-def path_text(trace: Trace, path: TracePath) -> str:
-    """``"cue" > tag > tag => content`` with names instead of ids."""
-    names = [trace.name(n) for n in path.nodes]
-    middle = " > ".join(names[1:-1])
-    return f'"{names[0]}" > {middle} => {names[-1]}'
+def _entry(candidate: Candidate) -> Entry:
+    """A content with no trail entered by seeding: as a seed (hop 0) or bridged (hop 1)."""
+    if candidate.trails:
+        return Entry.PATH
+    return Entry.SEEDED if candidate.hops == 0 else Entry.BRIDGED
 
 
-def _rank_change(content: TraceContent) -> str:
-    if content.rank is None or content.evidence_rank is None:
-        return "-"
-    moved = content.evidence_rank - content.rank
-    arrow = f"up {moved}" if moved > 0 else f"down {-moved}" if moved < 0 else "="
-    return f"{content.evidence_rank} -> {content.rank} ({arrow})"
+def _seeding(
+    memory: Memory, rec: Reconstruction, genome: Genome, contents: list[TraceContent]
+) -> tuple[dict[str, str], list[tuple[str, ...]]]:
+    """Which entry cue seeded each seed passage, and the bridges to bridged contents.
 
-
-def _capped(table: Table, rows: list[list[str]], columns: int, limit: int = MAX_ROWS) -> Table:
-    for row in rows[:limit]:
-        table.add_row(*row)
-    if len(rows) > limit:
-        table.add_row(f"... {len(rows) - limit} more", *[""] * (columns - 1))
-    return table
-
-
-def render_trace(trace: Trace, console: Console) -> None:
-    """Print the trace: cues, paths, contents, answer, time per stage."""
-    genes = " ".join(f"{k}={v}" for k, v in trace.genome.to_json_dict().items())
-    console.print(f"[bold]{escape(trace.question)}[/bold]", soft_wrap=True)
-    console.print(f"{trace.engine}, namespace {trace.ns!r}; genome {genes}", highlight=False)
-    console.print(_cue_table(trace))
-    console.print(_path_table(trace))
-    console.print(_content_table(trace))
-    _print_answer_and_time(trace, console)
-
-
-def _cue_table(trace: Trace) -> Table:
-    rec, genome = trace.reconstruction, trace.genome
-    cues = Table(
-        title=f"entry cues ({len(rec.cues)}; cueK={genome.cueK}, fusion {genome.fusion.value})"
-    )
-    for column in ("#", "cue", "dense", "sparse", "fused", "entry evidence", "paths kept"):
-        cues.add_column(column, justify="left" if column == "cue" else "right")
-    kept_from = [p.nodes[0] for p in trace.used_paths]
-    cue_rows = [
-        [str(i), escape(c.text), f"{c.dense:.3f}", f"{c.sparse:.3f}", f"{c.fused:.4f}",
-         f"{c.score:.3f}", str(kept_from.count(c.id))]
-        for i, c in enumerate(rec.cues, 1)
-    ]  # fmt: skip
-    return _capped(cues, cue_rows, 7)
-
-
-def _path_table(trace: Trace) -> Table:
-    genome = trace.genome
-    paths = Table(
-        title=f"paths (depth 1..{genome.traversalDepth}, fanout {genome.tagFanout}, "
-        f"prune < {genome.pruneThreshold:g})"
-    )
-    for column in ("fate", "evidence", "hops", "path (cue > tags => content)", "why"):
-        paths.add_column(column, justify="right" if column in ("evidence", "hops") else "left")
-    for fate in Fate:
-        rows = [
-            [p.fate.value, f"{p.evidence:.3f}", str(p.hops), escape(path_text(trace, p)),
-             escape(p.reason)]
-            for p in trace.paths
-            if p.fate is fate
-        ]  # fmt: skip
-        _capped(paths, rows, 5, MAX_ROWS if fate is Fate.KEPT else MAX_OTHER_ROWS)
-    return paths
-
-
-def _content_table(trace: Trace) -> Table:
-    genome = trace.genome
-    contents = Table(
-        title=f"contents (rerank {genome.rerank.value}, maxContent {genome.maxContent})"
-    )
-    for column in ("rank", "evidence rank -> rank", "content", "evidence", "score", "fate"):
-        contents.add_column(column, justify="left" if column in ("content", "fate") else "right")
-    content_rows = [
-        [str(c.rank or "-"), _rank_change(c), escape(c.title), f"{c.evidence:.3f}",
-         f"{c.score:.3f}" if c.score is not None else "-", escape(c.reason)]
-        for c in trace.contents
-    ]  # fmt: skip
-    return _capped(contents, content_rows, 6)
-
-
-def _print_answer_and_time(trace: Trace, console: Console) -> None:
-    rec = trace.reconstruction
-    answer = rec.answer
-    if answer.abstained:
-        console.print(
-            "answer: [yellow]abstained[/yellow] (the context does not cover the question)"
-        )
-    else:
-        console.print(f"answer: [bold green]{escape(answer.text or '')}[/bold green]")
-        console.print(f"  from: {escape(answer.sentence)}", highlight=False, soft_wrap=True)
-    stages = ", ".join(f"{k} {v:.2f} ms" for k, v in rec.timings_ms.items())
-    extra = ", ".join(f"{k} {v:.2f} ms" for k, v in trace.explain_ms.items())
-    console.print(f"time: {stages} (total {rec.latency_ms:.2f} ms)", highlight=False)
-    if extra:
-        console.print(f"explain only: {extra}", highlight=False)
-
-
-def checked_id(node_id: str) -> str:
-    """``node_id`` if it is uuid-like (safe between quotes in Cypher text).
-
-    Raises:
-        MragentError: when the id holds anything but lowercase hex and dashes.
+    The seeds are chosen again by the reader's own seeder (deterministic), kept
+    where they won an entry point, as :meth:`Memory.reconstruct` does.
     """
-    if not isinstance(node_id, str) or not _UUIDISH.fullmatch(node_id):
-        raise MragentError(f"node id {node_id!r} is not a uuid; refusing to print it as Cypher")
-    return node_id
-
-
-def path_pattern(nodes: tuple[str, ...]) -> str:
-    """The Cypher pattern of one path, by ids: Cue, LINKED_TO Tags, REFERENCES Content."""
-    ids = [checked_id(n) for n in nodes]
-    out = f"(:Cue {{id: '{ids[0]}'}})"
-    for tag in ids[1:-1]:
-        out += f"-[:LINKED_TO]->(:Tag {{id: '{tag}'}})"
-    return out + f"-[:REFERENCES]->(:Content {{id: '{ids[-1]}'}})"
-
-
-def browser_cypher(trace: Trace) -> str:
-    """A query that draws exactly the paths used, for a graph browser.
-
-    One ``MATCH p = ... RETURN p`` per path, joined by ``UNION``; ids are
-    literal (this text is for a person to paste, mragent never runs it) and
-    each is checked to be uuid-like first.
-
-    Raises:
-        MragentError: when no path reached the context, or an id is not uuid-like.
-    """
-    used = trace.used_paths
-    if not used:
-        raise MragentError("no path reached the context: there is nothing to draw")
-    kept = {p.nodes[-1] for p in used}
-    question = " ".join(trace.question.split())
-    header = [
-        f"// mragent explain: the {len(used)} paths that reached the {len(kept)} contents "
-        "handed to synthesis",
-        f"// question: {question}",
-    ]
-    body = "\nUNION\n".join(f"MATCH p = {path_pattern(p.nodes)}\nRETURN p" for p in used)
-    return "\n".join(header) + "\n" + body + "\n"
+    seeds = [s for s in memory.passages.seeds(rec.question, genome.cueK) if s in rec.cues]
+    seeded_by = {memory.passages.seed_content[s.id]: s.id for s in seeds}
+    targets = [c.id for c in contents if c.entry is Entry.BRIDGED]
+    walked = memory.passages.seed_ids(seeds, genome.traversalDepth)
+    if not targets or not walked:
+        return seeded_by, []
+    params = {"ns": memory.ns, "scopes": list(memory.view.scopes), "seeds": walked,
+              "targets": targets}  # fmt: skip
+    rows = memory.store.run("trace_bridges", params)
+    return seeded_by, [tuple(row["ids"]) for row in rows]

@@ -1,30 +1,50 @@
 """A standalone, offline HTML view of a trace, drawn by vis-network through pyvis.
 
 pyvis builds and serialises the graph (nodes, edges, options); the page is
-rendered from this module's small template, which inlines pyvis' bundled copy
-of vis-network, so the file loads nothing from the network. Columns, left to
-right: entry cues, tags by hop, contents. Paths that reached the context are
-solid and green, paths to contents left out are grey, pruned paths dashed.
-Edge labels carry the evidence after that edge (strongest path through it).
+rendered from ``html_view.html`` beside this module, which inlines pyvis' bundled
+copy of vis-network, so the file loads nothing from the network.
 
-After vis-network draws, the page records what it drew in
-``document.body.dataset`` (``renderedNodes``: labels and groups of the drawn
-nodes; ``renderedEdges``; ``paintedPixels``), so a headless browser can check
-the graph was rendered without reading the canvas.
+Columns, left to right: entry cues, tags by hop, contents (in final rank order).
+What reached the context is drawn at first paint: the cue paths (solid, green),
+the contents passage seeding brought in without a cue path (purple, dashed
+border, tied to the cue of their title by a dashed "seeded" edge) and the bridge
+hops to bridged contents (purple). A checkbox adds the paths to contents left
+out (grey; pruned paths dashed red). Edge labels carry the evidence after that
+edge (strongest path through it). Contents sharing a title are told apart by
+the opening words of their text.
+
+The page lays the columns out itself to fill the graph's width, with the zoom
+kept at or above :data:`MIN_LABEL_PX` screen pixels per label line. After
+drawing it records in ``document.body.dataset`` what it drew (``renderedNodes``:
+labels and groups of the visible nodes; ``renderedEdges``; ``paintedPixels``;
+``minLabelPx``; ``graphRect``), so a headless browser can check the page.
 """
 
 from __future__ import annotations
 
 import os
+from collections import Counter
 from pathlib import Path
 
 import jinja2
 import pyvis
 from pyvis.network import Network
 
-from mragent.apps.explain import FATE_ORDER, Fate, Trace, TracePath
+from mragent.apps.explain import FATE_ORDER, Entry, Fate, Trace, TracePath
 
-_VIS_DIR = Path(pyvis.__file__).resolve().parent / "templates"
+MIN_LABEL_PX = 12
+"""Smallest node label, in screen pixels, at first paint (the page zooms no further out)."""
+NODE_FONT = 16  # canvas units; MIN_LABEL_PX / NODE_FONT bounds the zoom from below
+EDGE_FONT = 14
+SNIPPET = 34  # characters of text that tell apart contents sharing a title
+
+_TEMPLATES = jinja2.ChoiceLoader(
+    [
+        jinja2.FileSystemLoader(str(Path(__file__).resolve().parent)),
+        jinja2.FileSystemLoader(str(Path(pyvis.__file__).resolve().parent / "templates")),
+    ]
+)
+_SEEDED = "#8e44ad"
 _COLOURS = {
     "cue": "#9ecbff",
     "tag": "#ffe08a",
@@ -42,24 +62,19 @@ _EDGE_COLOURS = {
     Fate.PRUNED: "#d06060",
 }
 _OPTIONS = {
-    "layout": {
-        "hierarchical": {
-            "enabled": True,
-            "direction": "LR",
-            "sortMethod": "directed",
-            "levelSeparation": 320,
-            "nodeSpacing": 40,
-            "treeSpacing": 60,
-        }
-    },
     "physics": {"enabled": False},
     "interaction": {"hover": True, "tooltipDelay": 120},
     "edges": {
-        "arrows": {"to": {"enabled": True, "scaleFactor": 0.5}},
-        "font": {"size": 11, "align": "middle"},
-        "smooth": {"type": "cubicBezier", "forceDirection": "horizontal"},
+        "arrows": {"to": {"enabled": True, "scaleFactor": 0.6}},
+        "font": {"size": EDGE_FONT, "align": "middle", "background": "rgba(255,255,255,0.9)"},
+        "smooth": {"type": "cubicBezier", "forceDirection": "horizontal", "roundness": 0.4},
     },
-    "nodes": {"font": {"size": 14}, "borderWidth": 1},
+    "nodes": {
+        "font": {"size": NODE_FONT},
+        "borderWidth": 1,
+        "widthConstraint": {"maximum": 210},
+        "margin": 6,
+    },
     # Colours by group (pyvis drops a node's own colour when it has a group).
     "groups": {
         "cue": {"shape": "box", "color": _COLOURS["cue"]},
@@ -75,79 +90,54 @@ _OPTIONS = {
         },
     },
 }
-
-_TEMPLATE = """<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<title>mragent explain: {{ question|e }}</title>
-<style>
-body { font-family: sans-serif; margin: 1em; color: #222; }
-#graph { width: 100%; height: {{ height }}; border: 1px solid #ddd; }
-.legend span { display: inline-block; margin-right: 1.2em; }
-.swatch { display: inline-block; width: 1em; height: 1em; vertical-align: middle;
-          border: 1px solid #888; margin-right: .3em; }
-table { border-collapse: collapse; margin-top: 1em; }
-td, th { border: 1px solid #ddd; padding: .2em .5em; text-align: left; }
-div.vis-tooltip { position: absolute; padding: 5px; white-space: pre-wrap; max-width: 420px;
-                  background: #fffbe6; border: 1px solid #999; font-size: 13px; }
-</style>
-<script>{% include 'lib/vis-9.1.2/vis-network.min.js' %}</script>
-</head>
-<body>
-<h2>{{ question|e }}</h2>
-<p>{{ summary|e }}</p>
-<p class="legend">{% for name, colour in legend %}<span><i class="swatch"
- style="background: {{ colour }}"></i>{{ name|e }}</span>{% endfor %}
-<span>dashed: pruned path</span></p>
-<div id="graph"></div>
-<table><tr><th>rank</th><th>evidence rank</th><th>content</th><th>evidence</th>
-<th>fate</th></tr>{% for row in rows %}<tr>{% for cell in row %}<td>{{ cell|e }}</td>
-{% endfor %}</tr>{% endfor %}</table>
-<script>
-var nodes = new vis.DataSet({{ nodes|tojson }});
-var edges = new vis.DataSet({{ edges|tojson }});
-var container = document.getElementById("graph");
-var network = new vis.Network(container, {nodes: nodes, edges: edges}, {{ options }});
-network.on("afterDrawing", function (ctx) {
-  var drawn = network.body.nodeIndices.map(function (id) {
-    var node = network.body.nodes[id];
-    return {label: node.options.label, group: node.options.group};
-  });
-  var canvas = ctx.canvas, data = ctx.getImageData(0, 0, canvas.width, canvas.height).data;
-  var painted = 0;
-  for (var i = 3; i < data.length; i += 4) { if (data[i] > 0) { painted++; } }
-  document.body.dataset.renderedNodes = JSON.stringify(drawn);
-  document.body.dataset.renderedEdges = String(network.body.edgeIndices.length);
-  document.body.dataset.paintedPixels = String(painted);
-});
-</script>
-</body>
-</html>
-"""
+# A content passage seeding brought in: its fate's fill, a thick dashed purple border.
+_SEEDED_NODE = {
+    "borderWidth": 3,
+    "shapeProperties": {"borderDashes": [6, 3]},
+}
 
 
 def _levels(trace: Trace, paths: list[TracePath]) -> dict[str, int]:
-    level: dict[str, int] = {}
-    deepest = max((len(p.nodes) - 2 for p in paths), default=1)
+    """Column of every node: cues 0, a tag its shortest hop, contents last."""
+    level: dict[str, int] = {cue.id: 0 for cue in trace.reconstruction.cues}
     for path in paths:
-        level[path.nodes[0]] = 0
         for i, tag in enumerate(path.nodes[1:-1], 1):
             level[tag] = min(level.get(tag, i), i)
-        level[path.nodes[-1]] = deepest + 1
-    for cue in trace.reconstruction.cues:
-        level.setdefault(cue.id, 0)
+    for _seed, own, mentioned, _content in trace.bridges:
+        level[own] = min(level.get(own, 1), 1)
+        level[mentioned] = min(level.get(mentioned, 2), 2)
+    last = max((v for v in level.values()), default=0) + 1
+    for path in paths:
+        level[path.nodes[-1]] = last
+    for content in trace.contents:
+        level[content.id] = last
+    for seed, *_ in trace.bridges:
+        level[seed] = last
     return level
 
 
+def _used(trace: Trace) -> set[str]:
+    """Nodes drawn at first paint: entry cues and everything that reached the context."""
+    used = {cue.id for cue in trace.reconstruction.cues}
+    used |= {n for p in trace.used_paths for n in p.nodes}
+    used |= {n for b in trace.used_bridges for n in b}
+    return used | {c.id for c in trace.used_seeded}
+
+
 def build_network(trace: Trace) -> Network:
-    """The pyvis network of a trace: cues, tags, contents; every path's edges."""
-    net = Network(height="800px", width="100%", directed=True, cdn_resources="in_line")
-    level = _levels(trace, trace.paths)
+    """The pyvis network of a trace: cues, tags, contents; every path's edges.
+
+    Each node carries ``col`` and ``row`` (its place in the page's columns) and
+    ``layer``: ``used`` for what reached the context, ``other`` for the rest
+    (drawn when the page's checkbox asks for it).
+    """
+    net = Network(directed=True, cdn_resources="in_line")
+    level, used = _levels(trace, trace.paths), _used(trace)
     _add_cues(net, trace)
-    _add_tags(net, trace, level)
-    _add_contents(net, trace, level)
-    _add_edges(net, trace)
+    _add_tags(net, trace, level, used)
+    _add_contents(net, trace, level, used)
+    _add_edges(net, trace, used)
+    _add_seeding(net, trace, used)
     net.options = _OPTIONS
     return net
 
@@ -159,62 +149,95 @@ def _add_cues(net: Network, trace: Trace) -> None:
             label=trace.name(cue.id),
             group="cue",
             shape="box",
-            level=0,
+            col=0,
+            row=i,
+            layer="used",
             title=f"entry cue #{i}\ndense {cue.dense:.3f}, sparse {cue.sparse:.3f}, "
             f"fused {cue.fused:.4f}\nentry evidence {cue.score:.3f}",
         )
 
 
-def _add_tags(net: Network, trace: Trace, level: dict[str, int]) -> None:
-    """Every tag on a path, coloured by the best fate of the paths through it."""
+def _add_tags(net: Network, trace: Trace, level: dict[str, int], used: set[str]) -> None:
+    """Every tag on a path or bridge, coloured by the best fate through it, strongest first."""
     tag_fate: dict[str, Fate] = {}
+    best: dict[str, float] = {}
     for path in trace.paths:
         for tag in path.nodes[1:-1]:
             if tag not in tag_fate or FATE_ORDER[path.fate] < FATE_ORDER[tag_fate[tag]]:
                 tag_fate[tag] = path.fate
-    for tag, fate in sorted(tag_fate.items()):
+            best[tag] = max(best.get(tag, 0.0), path.evidence)
+    for bridge in trace.bridges:
+        for tag in bridge[1:3]:
+            tag_fate.setdefault(tag, Fate.KEPT if tag in used else Fate.CUT)
+    order = sorted(tag_fate, key=lambda t: (-best.get(t, 0.0), trace.name(t), t))
+    for row, tag in enumerate(order):
+        fate = tag_fate[tag]
         net.add_node(
             tag,
             label=trace.name(tag),
             group="tag" if fate is not Fate.PRUNED else "tag-pruned",
             shape="ellipse",
-            level=level[tag],
+            col=level[tag],
+            row=row,
+            layer="used" if tag in used else "other",
             title=f"tag (best path: {fate.value})",
         )
 
 
-def _add_contents(net: Network, trace: Trace, level: dict[str, int]) -> None:
-    """The trace's contents, then any content only a path reaches."""
+def _labels(trace: Trace) -> dict[str, str]:
+    """Content labels: "rank. title", and for titles shared, the text's opening words."""
+    titles = Counter(c.title for c in trace.contents)
+    labels = {}
     for c in trace.contents:
-        prefix = f"{c.rank}. " if c.rank is not None else ""
+        label = f"{c.rank}. {c.title}" if c.rank is not None else c.title
+        if titles[c.title] > 1:
+            words = " ".join(c.text.split())
+            snippet = words if len(words) <= SNIPPET else words[:SNIPPET].rsplit(" ", 1)[0] + "…"
+            label += f"\n“{snippet}”"
+        if c.entry is not Entry.PATH:
+            label += f"\n[{trace.entry_text(c)}]"
+        labels[c.id] = label
+    return labels
+
+
+def _add_contents(net: Network, trace: Trace, level: dict[str, int], used: set[str]) -> None:
+    """The trace's contents in final order, then any content only a path or bridge reaches."""
+    labels = _labels(trace)
+    for row, c in enumerate(trace.contents):
         net.add_node(
             c.id,
-            label=prefix + c.title,
+            label=labels[c.id],
             group=f"content-{c.fate.value}",
             shape="box",
-            level=level.get(c.id, 1),
-            title=f"{c.title}: {c.fate.value}. {c.reason}\nevidence {c.evidence:.3f}\n\n{c.text}",
+            col=level[c.id],
+            row=row,
+            layer="used" if c.id in used else "other",
+            title=f"{c.title}: {c.fate.value}. {c.reason}\nentered by {trace.entry_text(c)}\n"
+            f"evidence {c.evidence:.3f}\n\n{c.text}",
+            **(_SEEDED_NODE if c.entry is not Entry.PATH else {}),
         )
     # A path may end at a content the trace does not list (the floorless shadow walk
     # reaches contents the real traversal never returned): draw it with its path's fate.
-    shown = set(net.get_nodes())
-    for path in trace.paths:
-        end = path.nodes[-1]
-        if end not in shown:
-            shown.add(end)
+    ends = [(p.nodes[-1], p.fate) for p in trace.paths] + [(b[0], Fate.KEPT) for b in trace.bridges]
+    row = len(trace.contents)
+    for end, fate in ends:
+        if end not in net.node_ids:
             net.add_node(
                 end,
                 label=trace.name(end),
-                group=f"content-{path.fate.value}",
+                group=f"content-{fate.value}",
                 shape="box",
-                level=level.get(end, 1),
-                title=f"{trace.name(end)}: {path.fate.value} (reached only by this walk)",
+                col=level[end],
+                row=row,
+                layer="used" if end in used else "other",
+                title=f"{trace.name(end)}: {fate.value} (reached only by this walk)",
             )
+            row += 1
 
 
-def _add_edges(net: Network, trace: Trace) -> None:
+def _add_edges(net: Network, trace: Trace, used: set[str]) -> None:
     """One edge per step of any path: its best fate, strongest evidence and path count."""
-    content = {c.id for c in trace.contents}
+    content = {c.id for c in trace.contents} | {b[0] for b in trace.bridges}
     edges: dict[tuple[str, str], tuple[Fate, float, int]] = {}
     for path in trace.paths:
         steps = zip(path.nodes, path.nodes[1:], trace.prefix_evidence(path), strict=False)
@@ -234,34 +257,70 @@ def _add_edges(net: Network, trace: Trace) -> None:
             color=_EDGE_COLOURS[fate],
             dashes=fate is Fate.PRUNED,
             width=1 + 4 * min(best, 1.0) if fate is Fate.KEPT else 1,
+            layer="used" if fate is Fate.KEPT else "other",
         )
+
+
+def _add_seeding(net: Network, trace: Trace, used: set[str]) -> None:
+    """Bridge hops, and a "seeded" edge from each seed's title cue to its passage."""
+    drawn = {(e["from"], e["to"]) for e in net.edges}
+    for seed, own, mentioned, target in trace.bridges:
+        layer = "used" if target in used else "other"
+        steps = [(own, seed, "REFERENCES (the seed's own tag)"),
+                 (own, mentioned, "LINKED_TO (the seed mentions it)"),
+                 (mentioned, target, "REFERENCES (its primary passage)")]  # fmt: skip
+        for src, dst, what in steps:
+            if (src, dst) not in drawn:
+                drawn.add((src, dst))
+                net.add_edge(src, dst, color=_SEEDED, width=2, layer=layer,
+                             title=f"bridge walk from the seed {trace.name(seed)!r}: {what}, "
+                             f"weight {trace.weights.get((src, dst), 0.0):.3f}")  # fmt: skip
+    seeds = {c.id for c in trace.contents if c.entry is Entry.SEEDED}
+    seeds |= {b[0] for b in trace.bridges}
+    cue_score = {c.id: c.score for c in trace.reconstruction.cues}
+    for content, cue in sorted(trace.seeded_by.items()):
+        if content in seeds and content in net.node_ids and cue in net.node_ids:
+            net.add_edge(
+                cue,
+                content,
+                label=f"seed {cue_score.get(cue, 0.0):.2f}",
+                color=_SEEDED,
+                dashes=True,
+                layer="used" if content in used else "other",
+                title="passage seeding: BM25 over title and text chose this passage; it "
+                "entered at the cue of its title (the label: its entry evidence)",
+            )
 
 
 def render_html(trace: Trace) -> str:
     """The standalone page (vis-network inlined; no network access needed)."""
     net = build_network(trace)
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(_VIS_DIR)), autoescape=False)
-    nodes, edges, _heading, height, _width, options = net.get_network_data()
+    nodes, edges, _heading, _height, _width, options = net.get_network_data()
     rec = trace.reconstruction
     answer = "abstained" if rec.answer.abstained else f"answer: {rec.answer.text}"
+    seeded = [c for c in trace.kept if c.entry is not Entry.PATH]
     summary = (
-        f"{answer}. {len(trace.used_paths)} paths reached {len(rec.context.items)} contents "
-        f"handed to synthesis; {trace.engine}, namespace {trace.ns!r}; "
-        f"{rec.latency_ms:.1f} ms."
+        f"{answer}. {len(rec.context.items)} contents handed to synthesis "
+        f"({len(trace.used_paths)} cue paths; {len(seeded)} brought in by passage seeding "
+        f"with no cue path); {trace.engine}, namespace {trace.ns!r}; {rec.latency_ms:.1f} ms."
     )
     legend = [
-        ("entry cue", _COLOURS["cue"]),
-        ("tag", _COLOURS["tag"]),
-        ("content in context", _COLOURS[Fate.KEPT]),
-        ("dropped by prompt strategy", _COLOURS[Fate.DROPPED]),
-        ("cut by maxContent", _COLOURS[Fate.CUT]),
-        ("pruned / not returned", _COLOURS[Fate.PRUNED]),
+        ("entry cue", _COLOURS["cue"], ""),
+        ("tag", _COLOURS["tag"], ""),
+        ("content in context", _COLOURS[Fate.KEPT], ""),
+        ("seeded / bridged, no cue path", _COLOURS[Fate.KEPT], _SEEDED),
+        ("dropped by prompt strategy", _COLOURS[Fate.DROPPED], ""),
+        ("cut by maxContent", _COLOURS[Fate.CUT], ""),
+        ("pruned / not returned", _COLOURS[Fate.PRUNED], ""),
     ]
     rows = [
-        (c.rank or "-", c.evidence_rank or "-", c.title, f"{c.evidence:.3f}", c.reason)
+        (c.rank or "-", c.evidence_rank or "-", c.title, f"{c.evidence:.3f}", c.reason,
+         trace.entry_text(c))
         for c in trace.contents
-    ]
-    return env.from_string(_TEMPLATE).render(
+    ]  # fmt: skip
+    others = sum(1 for n in nodes if n["layer"] == "other")
+    env = jinja2.Environment(loader=_TEMPLATES, autoescape=False)
+    return env.get_template("html_view.html").render(
         question=trace.question,
         summary=summary,
         legend=legend,
@@ -269,7 +328,9 @@ def render_html(trace: Trace) -> str:
         nodes=nodes,
         edges=edges,
         options=options,
-        height=height,
+        others=others,
+        min_label_px=MIN_LABEL_PX,
+        node_font=NODE_FONT,
     )
 
 

@@ -3,10 +3,12 @@
 A trace is telemetry, not memory. It is stored as
 
     (:Trace {id, ns, question, created_at, genome, paths})
-        -[:VISITED {rank, evidence, kind}]->(:Cue | :Tag | :Content)
+        -[:VISITED {rank, evidence, kind, entry}]->(:Cue | :Tag | :Content)
 
-with ``kind`` one of ``cue``, ``tag``, ``kept``, ``dropped``, ``cut`` and
-``paths`` the used paths (node ids joined by ``,``). No retrieval query
+with ``kind`` one of ``cue``, ``tag``, ``kept``, ``dropped``, ``cut``,
+``entry`` (``seeded`` or ``bridged``) on the visit of a content that passage
+seeding brought in without a cue path, and ``paths`` the used cue paths (node
+ids joined by ``,``). No retrieval query
 matches the ``Trace`` label or ``VISITED`` edges, and each namespace keeps only
 its newest :data:`TRACE_CAP` traces, so traces can neither leak into answers
 nor grow without bound. Deleting a namespace deletes its traces.
@@ -16,10 +18,11 @@ from __future__ import annotations
 
 import json
 import uuid
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
-from mragent.apps.explain import Fate, Trace, checked_id
+from mragent.apps.browser_view import checked_id
+from mragent.apps.explain import Entry, Fate, Trace
 from mragent.core.store.base import GraphStore
 
 TRACE_CAP = 100
@@ -28,7 +31,7 @@ TRACE_CAP = 100
 
 def _now() -> str:
     # Fixed width (always microseconds) so the text sorts as the time does.
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 def _visits(trace: Trace) -> list[dict[str, Any]]:
@@ -48,10 +51,11 @@ def _visits(trace: Trace) -> list[dict[str, Any]]:
         for i, (tag, evidence) in enumerate(ordered, 1)
     ]
     visits += [
-        {"id": c.id, "rank": c.rank, "evidence": c.evidence, "kind": c.fate.value}
+        {"id": c.id, "rank": c.rank, "evidence": c.evidence, "kind": c.fate.value,
+         "entry": None if c.entry is Entry.PATH else c.entry.value}
         for c in trace.contents
         if c.rank is not None
-    ]
+    ]  # fmt: skip
     return visits
 
 
@@ -76,9 +80,10 @@ def persist_trace(store: GraphStore, trace: Trace, *, keep: int = TRACE_CAP) -> 
         "paths": [",".join(checked_id(n) for n in p.nodes) for p in trace.used_paths],
         "visits": _visits(trace),
     }
-    with store.transaction() as tx:
-        tx.run("trace_persist", params)
-        tx.run("trace_prune", {"ns": trace.ns, "keep": keep})
+    # Two statements, each atomic: a failure between them leaves one trace over
+    # the cap, which the next persist prunes.
+    store.run("trace_persist", params)
+    store.run("trace_prune", {"ns": trace.ns, "keep": keep})
     return trace_id
 
 

@@ -26,7 +26,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from mragent.core.corpus import MAX_TEXT
+from mragent.core.corpus import MAX_TEXT, clean_name, clean_text
 from mragent.core.embedding import EmbedderIdentity
 from mragent.core.errors import ConfigError, CorpusError
 from mragent.core.files import quarantine
@@ -132,6 +132,8 @@ def _envelope(raw: bytes) -> dict[str, Any]:
         raise ValueError("not UTF-8 text") from None
     except json.JSONDecodeError as exc:
         raise ValueError(f"not JSON (line {exc.lineno} column {exc.colno}: {exc.msg})") from None
+    except RecursionError:
+        raise ValueError("not JSON this reader can take (nested too deeply)") from None
     if not isinstance(data, dict):
         raise ValueError(f"not a {FORMAT} file: the top level is not a JSON object")
     if data.get("format") != FORMAT:
@@ -200,6 +202,32 @@ def _records(path: str, items: list[Any], scopes: list[str]) -> tuple[MemoryReco
     return tuple(records)
 
 
+def _string_problem(record: MemoryRecord) -> str | None:
+    """A text that cannot be stored, or a name not in the normal form every write
+    path gives names (ids are not rewritten here: other records refer to them)."""
+    names: dict[str, list[str | None]] = {
+        "id": [record.id],
+        "key": [record.key],
+        "lineage": [record.lineage],
+        "title": [record.title or None],
+        "source": [record.source or None],
+        "given_tags": list(record.given_tags or []),
+        "given_cues": list(record.given_cues or []),
+        "supersedes": list(record.supersedes),
+        "depends_on": list(record.depends_on),
+    }
+    try:
+        if record.text is not None and clean_text(record.text, "text") != record.text:
+            return "text: not in Unicode normal form NFC"
+        for field, values in names.items():
+            for value in values:
+                if value is not None and clean_name(value, field) != value:
+                    return f"{field}: {value!r} is not in normal form (NFC, no outer spaces)"
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
 def _validation_message(exc: ValidationError) -> str:
     parts = []
     for error in exc.errors():
@@ -215,6 +243,9 @@ def _record_problem(record: MemoryRecord, scopes: list[str]) -> str | None:
         parse_principal(record.principal, "principal")
     except ConfigError as exc:
         return str(exc)
+    unstorable = _string_problem(record)
+    if unstorable:
+        return unstorable
     if record.scope not in scopes:
         return f"scope {record.scope!r} is not one of the file's scopes {scopes}"
     if not record.lineage:

@@ -18,20 +18,15 @@ from typing import Any, Literal
 
 from mragent.apps.transfer import pages
 from mragent.apps.transfer_file import MemoriesFile, read_memories_file
+from mragent.apps.transfer_write import Plan, write_merge, write_replace
 from mragent.core.corpus import Content, Corpus, validate_namespace
 from mragent.core.embedding import Embedder, check_identity, embedder_from_spec
-from mragent.core.errors import (
-    ConfigError,
-    CorpusError,
-    EmbeddingMismatch,
-    QueryError,
-    WriteRefused,
-)
+from mragent.core.errors import ConfigError, CorpusError, EmbeddingMismatch, WriteRefused
 from mragent.core.extract import Extractor, RuleExtractor
 from mragent.core.store.base import GraphStore
 from mragent.memory.audit import AuditLog
 from mragent.memory.audited import audited
-from mragent.memory.ingest import WriteStamp, build_batches, prepare_write
+from mragent.memory.ingest import WriteStamp, build_batches, prepare_write, refuse_forgotten
 from mragent.memory.principal import Principal
 from mragent.memory.records import MemoryRecord
 
@@ -80,16 +75,6 @@ class ImportReport:
     deleted: int
 
 
-@dataclass
-class _Plan:
-    """What an import will write, computed before it writes anything."""
-
-    to_write: list[MemoryRecord]
-    skipped: int
-    batches: dict[str, list[Any]]  # scope -> ingest batches of its live records
-    edges: dict[str, list[dict[str, str]]]  # scope -> edges
-
-
 def import_memories(
     store: GraphStore,
     ns: str,
@@ -101,6 +86,7 @@ def import_memories(
     confirm_replace: bool = False,
     embedder: Embedder | None = None,
     extractor: Extractor | None = None,
+    readmit: bool = False,
 ) -> ImportReport:
     """Import a memories file into ``ns``, checking all of it before writing any of it.
 
@@ -123,6 +109,7 @@ def import_memories(
         embedder: Must have the file's identity; default: the file's (a hashing
             embedder can be rebuilt from its identity text).
         extractor: Regenerates cues and tags of live versions.
+        readmit: Import live versions whose text the namespace has forgotten.
 
     Raises:
         ConfigError: missing file, bad mode, ``replace`` unconfirmed, or an
@@ -131,20 +118,37 @@ def import_memories(
         CorpusError: an invalid record or an unresolved reference, by index.
         EmbeddingMismatch: the file's embedder differs from ``embedder`` or from
             the namespace's stamp; both are named.
-        WriteRefused: an agent principal, or a key the namespace holds under
-            another id.
+        WriteRefused: an agent principal, a key the namespace holds under
+            another id, or a live version whose text the namespace forgot (unless
+            ``readmit``).
     """
     _check_request(ns, mode, confirm_replace, principal)
     data = read_memories_file(path)
     embedder, stamp = _target_embedder(store, ns, data, embedder)
-    plan = _plan(store, ns, data, mode, embedder, extractor or RuleExtractor(), principal)
-    if not plan.to_write and (mode == "merge" or stamp is None):
-        # Nothing to write and (replace) nothing to delete: no write, no audit record.
-        return ImportReport(data.path, ns, mode, len(data.records), 0, plan.skipped, 0, 0, 0)
-    if plan.to_write:
-        assert embedder is not None  # records imply an embedder identity (validated)
-        prepare_write(store, ns, embedder)
-    return _apply(store, ns, data, mode, plan, principal, audit)
+    # Checked and written under the log's lock: no forget or write slips in between.
+    with audit.exclusive():
+        readmitted = _refuse_forgotten(store, ns, data, readmit)
+        plan = _plan(store, ns, data, mode, embedder, extractor or RuleExtractor(), principal)
+        if not plan.writes and (mode == "merge" or stamp is None):
+            # Nothing to write and (replace) nothing to delete: no write, no audit record.
+            return ImportReport(data.path, ns, mode, len(data.records), 0, plan.skipped, 0, 0, 0)
+        if plan.to_write:
+            assert embedder is not None  # records imply an embedder identity (validated)
+            prepare_write(store, ns, embedder)
+        return _apply(store, ns, data, mode, plan, principal, audit, readmitted)
+
+
+def _refuse_forgotten(store: GraphStore, ns: str, data: MemoriesFile, readmit: bool) -> bool:
+    """Refuse live versions whose text a scope of ``ns`` has forgotten, unless ``readmit``."""
+    readmitted = False
+    for scope in data.scopes:
+        hashes: dict[str, int] = {}
+        for index, record in enumerate(data.records):
+            if record.scope == scope and not record.forgotten:
+                hashes.setdefault(record.hash, index)
+        name = str(data.path)
+        readmitted |= refuse_forgotten(store, ns, scope, hashes, readmit, name)
+    return readmitted
 
 
 def _target_embedder(
@@ -191,9 +195,10 @@ def _apply(
     ns: str,
     data: MemoriesFile,
     mode: ImportMode,
-    plan: _Plan,
+    plan: Plan,
     principal: Principal,
     audit: AuditLog,
+    readmitted: bool,
 ) -> ImportReport:
     """Write the plan under one audit record, then re-rank the namespace's edges."""
     forgotten = sum(record.forgotten for record in plan.to_write)
@@ -208,9 +213,15 @@ def _apply(
         "edges": edges,
         "scopes": len(data.scopes),
     }
+    if readmitted:
+        detail["readmit"] = True
     target = data.path.name
+    deleted = 0
     with audited(store, audit, ns, principal, "import", target, None, data.digest, detail):
-        deleted = _write(store, ns, data, mode, plan)
+        if mode == "replace":
+            deleted = write_replace(store, ns, list(data.scopes), plan, audit.seal)
+        else:
+            write_merge(store, ns, plan, audit.seal)
         store.run("rank_links", {"ns": ns})
         store.run("rank_references", {"ns": ns})
     return ImportReport(
@@ -248,20 +259,29 @@ def _plan(
     embedder: Embedder | None,
     extractor: Extractor,
     principal: Principal,
-) -> _Plan:
+) -> Plan:
     """Resolve references, find what exists, build the ingest batches: no writes."""
     name = str(data.path)
     in_file = {record.id: record.scope for record in data.records}
     referenced = {ref for record in data.records for _, ref in _references(record)}
     existing: set[tuple[str, str]] = set()  # (scope, id) in the target
     keys: dict[tuple[str, str], str] = {}  # (scope, key) -> id, in the target
+    unlinked: set[tuple[str, str]] = set()  # live in the target, but no tag: a failed merge
+    linked: dict[tuple[str, str], set[tuple[str, str]]] = {}  # (scope, id) -> its edges
     if mode == "merge":  # replace deletes these scopes: only the file counts
         wanted_ids = sorted(set(in_file) | referenced)
         wanted_keys = sorted({record.key for record in data.records})
         for row in _existing(store, ns, list(data.scopes), wanted_ids, wanted_keys):
             existing.add((row["scope"], row["id"]))
             keys[(row["scope"], row["key"])] = row["id"]
+            if not row["forgotten"] and not row["linked"]:
+                unlinked.add((row["scope"], row["id"]))
+            linked[(row["scope"], row["id"])] = {
+                *(("supersedes", ref) for ref in row["supersedes"]),
+                *(("depends_on", ref) for ref in row["depends_on"]),
+            }
     to_write: list[MemoryRecord] = []
+    relink: list[MemoryRecord] = []
     edges: dict[str, list[dict[str, str]]] = defaultdict(list)
     for index, record in enumerate(data.records):
         for kind, ref in _references(record):
@@ -277,6 +297,12 @@ def _plan(
                     name, str(index), f"{kind}: {ref!r} is in scope {scope!r}, not {record.scope!r}"
                 )
         if (record.scope, record.id) in existing:
+            # What a failed merge left out: its edges, and for a live version its tags.
+            have = linked.get((record.scope, record.id), set())
+            missing = [e for e in _edges(record) if (e["kind"], e["dst"]) not in have]
+            edges[record.scope].extend(missing)
+            if (record.scope, record.id) in unlinked and not record.forgotten:
+                relink.append(record)
             continue
         holder = keys.get((record.scope, record.key))
         if holder is not None:
@@ -286,12 +312,14 @@ def _plan(
                 "or use --mode replace"
             )
         to_write.append(record)
-        edges[record.scope].extend(
-            {"src": record.id, "dst": ref, "kind": kind} for kind, ref in _references(record)
-        )
-    batches = _ingest_batches(to_write, embedder, extractor, principal, name)
+        edges[record.scope].extend(_edges(record))
+    batches = _ingest_batches([*to_write, *relink], embedder, extractor, principal, name)
     skipped = len(data.records) - len(to_write)
-    return _Plan(to_write, skipped, batches, dict(edges))
+    return Plan(to_write, skipped, batches, dict(edges))
+
+
+def _edges(record: MemoryRecord) -> list[dict[str, str]]:
+    return [{"src": record.id, "dst": ref, "kind": kind} for kind, ref in _references(record)]
 
 
 def _references(record: MemoryRecord) -> list[tuple[str, str]]:
@@ -347,39 +375,3 @@ def _ingest_batches(
                 content.update({field: getattr(record, field) for field in _INGEST_FIELDS})
         batches[scope] = built
     return batches
-
-
-def _write(store: GraphStore, ns: str, data: MemoriesFile, mode: ImportMode, plan: _Plan) -> int:
-    """Write the plan; return how many nodes replace deleted first.
-
-    One transaction: atomic on Neo4j and Memgraph. FalkorDB commits each statement
-    alone, so the order matters there: versions are created whole (memory_restore)
-    before ingest links tags to them, and edges come last.
-    """
-    deleted = 0
-    by_scope: dict[str, list[MemoryRecord]] = defaultdict(list)
-    for record in plan.to_write:
-        by_scope[record.scope].append(record)
-    with store.transaction() as tx:
-        if mode == "replace":
-            rows = tx.run("memory_delete_scopes", {"ns": ns, "scopes": list(data.scopes)})
-            deleted = int(rows[0]["deleted"]) if rows else 0
-        for scope, records in by_scope.items():
-            for page in pages(records):
-                rows = [record.to_json() for record in page]
-                for row in rows:  # edges go through memory_restore_edges
-                    del row["supersedes"], row["depends_on"]
-                tx.run("memory_restore", {"ns": ns, "scope": scope, "records": rows})
-            for batch in plan.batches.get(scope, []):
-                tx.run("ingest_batch", batch.params(ns, scope))
-        for scope, edges in plan.edges.items():
-            for page in pages(edges):
-                rows = tx.run("memory_restore_edges", {"ns": ns, "scope": scope, "edges": page})
-                linked = int(rows[0]["linked"]) if rows else 0
-                if linked != len(page):
-                    raise QueryError(
-                        "memory_restore_edges",
-                        f"linked {linked} of {len(page)} edges in scope {scope!r}: "
-                        "a version changed during the import",
-                    )
-    return deleted

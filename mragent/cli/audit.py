@@ -9,6 +9,7 @@ import typer
 from mragent.cli.common import AuditLogOption, DbOption, JsonOption, cli_errors, console, out, say
 from mragent.cli.memory import audit_log
 from mragent.core.store import open_store
+from mragent.memory.audit_check import verify_store
 from mragent.memory.audit_records import read_records
 
 audit_app = typer.Typer(help="Check and read the hash-chained audit log.", no_args_is_help=True)
@@ -32,25 +33,22 @@ def verify_command(
     ] = False,
     as_json: JsonOption = False,
 ) -> None:
-    """Recompute every hash and link; compare each namespace's last record with the
-    anchor the database keeps. Exit 0 intact, 4 tampered or damaged."""
+    """Recompute every keyed hash and link; compare each namespace's last record with the
+    anchor the database keeps, and every stored version with its seal and its audited
+    writes. Exit 0 intact, 4 tampered or damaged."""
     with cli_errors():
         log = audit_log(audit)
-        anchors: dict[str, tuple[int, str]] | None = None
-        if not chain_only:
+        if chain_only:
+            report = log.verify(None)
+        else:
             with open_store(db) as store:
-                rows = store.run("namespaces", {})
-            anchors = {
-                row["ns"]: (int(row["audit_seq"]), row["audit_head"])
-                for row in rows
-                if row["audit_seq"] is not None and (not ns or row["ns"] in ns)
-            }
-        report = log.verify(anchors)
+                report = verify_store(store, log, ns)
         if as_json:
             out.print_json(data={"log": str(log.path), **report.as_dict()})
         else:
             status = "intact" if report.ok else "TAMPERED OR DAMAGED"
-            say(f"{log.path}: {report.records} record(s), {status}")
+            checked = f"; {report.memories} stored version(s) checked" if not chain_only else ""
+            say(f"{log.path}: {report.records} record(s), {status}{checked}")
             for problem in report.problems:
                 say(f"  problem: {problem}")
             for warning in report.warnings:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from enum import Enum
@@ -162,11 +163,22 @@ def embedder_namespace(derived: str, given: str | None, embedder: Embedder | Non
 
 
 def read_view(scopes: list[str] | None, include_pending: bool, as_of: str | None) -> ReadView:
-    """The read view the --scope, --include-pending and --as-of options describe."""
+    """The read view the --scope, --include-pending and --as-of options describe.
+
+    A record time later than now reads the memory as it is now (nothing is recorded
+    in the future); it is read, with a warning on stderr, since it is more often a
+    slip (a date, a time zone) than a wish to see the current state.
+    """
+    at = None if as_of is None else parse_time(as_of, "--as-of")
+    if at is not None and at > time.time():
+        console.print(
+            f"warning: --as-of {as_of} is later than now, so this reads the memory as it "
+            "is now (nothing is recorded in the future)",
+            highlight=False,
+            soft_wrap=True,
+        )
     return ReadView(
-        scopes=tuple(scopes or (DEFAULT_SCOPE,)),
-        include_pending=include_pending,
-        as_of=None if as_of is None else parse_time(as_of, "--as-of"),
+        scopes=tuple(scopes or (DEFAULT_SCOPE,)), include_pending=include_pending, as_of=at
     )
 
 

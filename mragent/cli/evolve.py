@@ -176,7 +176,7 @@ def evolve_command(
             options = EvolveOptions(
                 corpus_path=path,
                 ns=namespace,
-                worker_url=db or store.url,
+                worker_url=db or store.secret_url,
                 generations=generations,
                 population=population,
                 seed=seed,

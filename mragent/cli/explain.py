@@ -8,17 +8,21 @@ from typing import Annotated
 import typer
 
 from mragent.apps.bench import ensure_ingested
-from mragent.apps.datasets import corpus_namespace
-from mragent.apps.explain import browser_cypher, build_trace, render_trace
+from mragent.apps.browser_view import browser_cypher
+from mragent.apps.datasets import load_questions_corpus
+from mragent.apps.explain import build_trace
+from mragent.apps.explain_screen import render_trace
 from mragent.apps.html_view import write_html
 from mragent.apps.trace_store import TRACE_CAP, persist_trace
 from mragent.cli.common import (
     AsOfOption,
     CorpusNsOption,
+    DatasetOption,
     DbOption,
     EmbedderOption,
     GenomeOption,
     IncludePendingOption,
+    PathOption,
     ScopesOption,
     chosen_embedder,
     cli_errors,
@@ -27,7 +31,7 @@ from mragent.cli.common import (
     out,
     read_view,
 )
-from mragent.core.corpus import load_corpus, reference_corpus_path, validate_namespace
+from mragent.core.corpus import Corpus, validate_namespace
 from mragent.core.errors import ConfigError
 from mragent.core.genome import load_genome
 from mragent.core.store import open_store
@@ -37,7 +41,8 @@ QuestionArgument = Annotated[str, typer.Argument(help="The question to reconstru
 CorpusOption = Annotated[
     Path | None,
     typer.Option(
-        help="Corpus JSON to read (ingested if its namespace is empty). "
+        help="Corpus JSON to read (ingested if its namespace is empty); with --dataset "
+        "musique|hotpotqa, the optional pooled corpus of that dataset. "
         "Default without --ns: the bundled reference corpus."
     ),
 ]
@@ -69,6 +74,8 @@ def explain_command(
     db: DbOption = None,
     ns: CorpusNsOption = None,
     corpus: CorpusOption = None,
+    dataset: DatasetOption = None,
+    path: PathOption = None,
     cypher: CypherOption = False,
     persist: PersistOption = False,
     html: HtmlOption = None,
@@ -84,13 +91,9 @@ def explain_command(
         chosen = load_genome(genome)
         view = read_view(scope, include_pending, as_of)
         model = chosen_embedder(embedder)
-        path = corpus or (None if ns else reference_corpus_path())
-        data = load_corpus(path) if path else None
-        if ns:
-            namespace = validate_namespace(ns)
-        else:
-            assert path is not None  # without --ns the corpus defaults to the reference one
-            namespace = embedder_namespace(corpus_namespace(path), None, model)
+        data, namespace = _memory_source(dataset and dataset.value, path, corpus, ns)
+        # bench's namespace for these files and this embedder (a given --ns is kept).
+        namespace = embedder_namespace(namespace, ns, model)
         with open_store(db) as store:
             if data is not None and ensure_ingested(store, data, namespace, model):
                 console.print(
@@ -110,3 +113,16 @@ def explain_command(
             console.print(f"wrote {html} ({size / 1024:.0f} KiB, works offline)", highlight=False)
         if cypher:
             out.print(browser_cypher(trace), markup=False, highlight=False, soft_wrap=True, end="")
+
+
+def _memory_source(
+    dataset: str | None, path: Path | None, corpus: Path | None, ns: str | None
+) -> tuple[Corpus | None, str]:
+    """The corpus to ingest (None: read ``--ns`` as it is) and the namespace to read.
+
+    The files and namespaces are bench's, so a memory ``bench`` built is read again.
+    """
+    if ns and dataset is None and path is None and corpus is None:
+        return None, validate_namespace(ns)
+    data, derived, _ = load_questions_corpus(dataset, path, corpus)
+    return data, validate_namespace(ns) if ns else derived

@@ -6,6 +6,7 @@ import json
 from typing import Annotated
 
 import typer
+from rich import box
 from rich.table import Table
 
 from mragent.cli.common import cli_errors, out
@@ -16,16 +17,26 @@ app = typer.Typer(help="Show the ten genes, their ranges and the presets.", no_a
 
 @app.command("list")
 def list_genes() -> None:
-    """Table of every gene: stage, type, range, default."""
-    table = Table()
-    table.add_column("gene", no_wrap=True)
-    for column in ("stage", "type", "range", "default", "controls"):
-        table.add_column(column)
+    """The genes (stage, type, range, what each controls), then every preset's values.
+
+    Both tables fit 80 columns without cutting a value: long cells wrap, and the
+    presets are a table of their own, one column each.
+    """
+    genes = Table(title="genes", box=box.SIMPLE_HEAD)
+    genes.add_column("gene", no_wrap=True)
+    for column in ("stage", "type and range", "controls"):
+        genes.add_column(column, overflow="fold")
     for spec in GENES:
-        table.add_row(
-            spec.name, spec.stage, spec.kind, spec.describe_range(), str(spec.default), spec.doc
-        )
-    out.print(table)
+        genes.add_row(spec.name, spec.stage, f"{spec.kind} {spec.describe_range()}", spec.doc)
+    out.print(genes)
+    presets = Table(title="presets (mragent genome show NAME)", box=box.SIMPLE_HEAD)
+    presets.add_column("gene", no_wrap=True)
+    for name in PRESETS:
+        presets.add_column(name, overflow="fold")
+    values = {name: genome.to_json_dict() for name, genome in PRESETS.items()}
+    for spec in GENES:
+        presets.add_row(spec.name, *(str(values[name][spec.name]) for name in PRESETS))
+    out.print(presets)
 
 
 @app.command()

@@ -20,10 +20,10 @@ from mragent.cli.common import (
     progress_bar,
 )
 from mragent.cli.memory import audit_log
-from mragent.core.corpus import load_corpus, validate_namespace
+from mragent.core.corpus import validate_namespace
 from mragent.core.store import open_store
 from mragent.core.view import DEFAULT_SCOPE, validate_scope
-from mragent.memory.ingest import BATCH_SIZE, ingest
+from mragent.memory.ingest import BATCH_SIZE, ingest_file
 from mragent.memory.principal import parse_principal
 
 
@@ -37,30 +37,34 @@ def ingest_command(
     batch_size: Annotated[
         int, typer.Option(min=1, max=10_000, help="Contents per atomic batch.")
     ] = BATCH_SIZE,
+    readmit: Annotated[
+        bool, typer.Option(help="Write texts identical to forgotten memories anyway.")
+    ] = False,
     embedder: EmbedderOption = None,
 ) -> None:
-    """Load a corpus into a namespace (idempotent; validated before any write; audited)."""
+    """Load a corpus into a namespace (streamed; idempotent; validated before any write;
+    audited)."""
     with cli_errors():
         who = parse_principal(principal)
         validate_namespace(ns)
         validate_scope(scope)
-        corpus = load_corpus(file)
         model = chosen_embedder(embedder)
         with open_store(db) as store, progress_bar() as progress:
-            task = progress.add_task("ingesting", total=None)
+            # Batches: each is embedded (the long part with a real model), then written.
+            task = progress.add_task("batches", total=None)
 
-            def advance(stage: str, done: int, total: int) -> None:
-                # Embedding is the long stage with a real model: texts, then batches written.
-                progress.update(task, description=stage, completed=done, total=total)
+            def advance(done: int, total: int) -> None:
+                progress.update(task, completed=done, total=total)
 
-            report = ingest(
+            report = ingest_file(
                 store,
-                corpus,
+                file,
                 ns,
                 principal=who,
                 audit=audit_log(audit),
                 scope=scope,
                 batch_size=batch_size,
+                readmit=readmit,
                 progress=advance,
                 embedder=model,
             )

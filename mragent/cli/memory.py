@@ -132,6 +132,9 @@ def correct_command(
     scope: ScopeOption = DEFAULT_SCOPE,
     valid_from: Annotated[str | None, typer.Option(help="New valid-from (ISO-8601).")] = None,
     valid_to: Annotated[str | None, typer.Option(help="New valid-to (ISO-8601).")] = None,
+    readmit: Annotated[
+        bool, typer.Option(help="Write text identical to a forgotten memory anyway.")
+    ] = False,
     db: DbOption = None,
     audit: AuditLogOption = None,
     as_json: JsonOption = False,
@@ -141,7 +144,13 @@ def correct_command(
     with cli_errors(), writing(principal, ns, db, audit, embedder) as (memories, who):
         start, end = _time(valid_from, "--valid-from"), _time(valid_to, "--valid-to")
         result = memories.correct(
-            memory_id, text, principal=who, scope=scope, valid_from=start, valid_to=end
+            memory_id,
+            text,
+            principal=who,
+            scope=scope,
+            valid_from=start,
+            valid_to=end,
+            readmit=readmit,
         )
         if as_json:
             out.print_json(data=result.__dict__)

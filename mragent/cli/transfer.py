@@ -93,6 +93,9 @@ def import_command(
     yes: Annotated[
         bool, typer.Option("--yes", help="Confirm --mode replace (it deletes memories).")
     ] = False,
+    readmit: Annotated[
+        bool, typer.Option(help="Import memories whose text the namespace forgot, anyway.")
+    ] = False,
     principal: PrincipalOption = None,
     db: DbOption = None,
     audit: AuditLogOption = None,
@@ -113,6 +116,7 @@ def import_command(
                 mode=mode.value,
                 confirm_replace=yes,
                 embedder=model,
+                readmit=readmit,
             )
         deleted = f", {report.deleted} node(s) deleted first" if report.mode == "replace" else ""
         say(

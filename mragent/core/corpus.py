@@ -23,13 +23,16 @@ explicit Tag->Tag edges. ``questions`` is optional and used by ``mragent bench``
 
 Validation reads the whole file before anything is written, and the first
 problem ends it with a :class:`~mragent.core.errors.CorpusError` naming the file and
-the record.
+the record. Names (ids, titles, tags, cues, sources) are normalised (NFC, outer
+whitespace stripped) and texts to NFC; a NUL, a control character in a name or
+a lone surrogate is refused.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
@@ -41,7 +44,9 @@ FORMAT = "mragent-corpus/1"
 MAX_TEXT = 20_000
 MAX_NAME = 200
 MAX_FILE_BYTES = 512 * 1024 * 1024
-NAMESPACE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+NAMESPACE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+# Control characters (C0, DEL, C1) have no place in a name; text keeps \t and \n.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
 @dataclass(frozen=True)
@@ -93,13 +98,53 @@ def validate_namespace(ns: str) -> str:
     Raises:
         CorpusError: naming the option and the allowed characters.
     """
-    if not isinstance(ns, str) or not NAMESPACE.match(ns):
+    # fullmatch: `$` would also match before a trailing newline.
+    if not isinstance(ns, str) or not NAMESPACE.fullmatch(ns):
         raise CorpusError(
             "--ns",
             None,
             f"namespace {ns!r} is invalid: use 1-64 of A-Z a-z 0-9 _ . - (starting alphanumeric)",
         )
     return ns
+
+
+def clean_text(value: str, field: str) -> str:
+    """A memory's text in canonical form (NFC), refused if it cannot be stored.
+
+    Raises:
+        ValueError: naming ``field``, for a NUL character or a lone surrogate.
+    """
+    _refuse_unstorable(value, field)
+    return unicodedata.normalize("NFC", value)
+
+
+def clean_name(value: str, field: str) -> str:
+    """An id, title, tag, cue or source in canonical form: NFC, outer whitespace stripped.
+
+    Two spellings of one name (``"d"`` and ``" d"``, composed and decomposed
+    accents) become one, so they cannot make two nodes on one engine and one on
+    another.
+
+    Raises:
+        ValueError: naming ``field``, for a control character or a lone surrogate,
+            or a name that is empty once stripped.
+    """
+    _refuse_unstorable(value, field)
+    if _CONTROL.search(value):
+        raise ValueError(f"{field} contains a control character")
+    cleaned = unicodedata.normalize("NFC", value).strip()
+    if not cleaned:
+        raise ValueError(f"{field} is empty")
+    return cleaned
+
+
+def _refuse_unstorable(value: str, field: str) -> None:
+    if "\x00" in value:
+        raise ValueError(f"{field} contains a NUL character")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError(f"{field} contains a lone surrogate (not Unicode text)") from None
 
 
 class _Reader:
@@ -121,16 +166,31 @@ class _Reader:
         return value
 
     def optional_text(self, key: str, limit: int = MAX_NAME) -> str | None:
+        """A name-like field (id, title, source, ...): normalised by :func:`clean_name`."""
+        return self._string(key, limit, clean_name)
+
+    def body(self, key: str) -> str:
+        """A free-text field (a memory's text, a question): NFC, kept as written."""
+        value = self._string(key, MAX_TEXT, clean_text)
+        if value is None:
+            self.fail(f"missing field {key!r}")
+        if not value.strip():
+            self.fail(f"field {key!r} is empty")
+        return value
+
+    def _string(self, key: str, limit: int, clean: Any) -> str | None:
         value = self.record.get(key)
         if value is None:
             return None
         if not isinstance(value, str):
             self.fail(f"field {key!r} must be a string, got {type(value).__name__}")
-        if not value.strip():
-            self.fail(f"field {key!r} is empty")
+        try:
+            value = clean(value, f"field {key!r}")
+        except ValueError as exc:
+            self.fail(str(exc))
         if len(value) > limit:
             self.fail(f"field {key!r} is {len(value)} characters (limit {limit})")
-        return value
+        return str(value)
 
     def names(self, key: str) -> tuple[str, ...] | None:
         value = self.record.get(key)
@@ -138,12 +198,18 @@ class _Reader:
             return None
         if not isinstance(value, list):
             self.fail(f"field {key!r} must be a list of strings")
+        cleaned = []
         for i, item in enumerate(value):
-            if not isinstance(item, str) or not item.strip():
+            if not isinstance(item, str):
                 self.fail(f"field {key!r}[{i}] must be a non-empty string")
-            if len(item) > MAX_NAME:
-                self.fail(f"field {key!r}[{i}] is {len(item)} characters (limit {MAX_NAME})")
-        return tuple(item.strip() for item in value)
+            try:
+                name = clean_name(item, f"field {key!r}[{i}]")
+            except ValueError as exc:
+                self.fail(str(exc))
+            if len(name) > MAX_NAME:
+                self.fail(f"field {key!r}[{i}] is {len(name)} characters (limit {MAX_NAME})")
+            cleaned.append(name)
+        return tuple(dict.fromkeys(cleaned))
 
     def number(self, key: str, default: float) -> float:
         value = self.record.get(key, default)
@@ -169,41 +235,85 @@ def load_json(path: Path) -> Any:
         raise CorpusError(
             str(path), None, f"malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
         ) from None
+    except RecursionError:
+        raise CorpusError(str(path), None, "JSON nested too deeply") from None
+    except ValueError as exc:  # e.g. an integer of more digits than Python converts
+        raise CorpusError(str(path), None, f"malformed JSON: {exc}") from None
+
+
+class CorpusChecker:
+    """Validates a corpus one record at a time, as a file is read (streamed or whole).
+
+    Every name is normalised (:func:`clean_name`); an id that equals an earlier one
+    once normalised is refused, naming both records.
+
+    Args:
+        path: The file, for error messages.
+    """
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.keys: dict[str, int] = {}  # normalised id -> index of its record
+        self._written: dict[int, str] = {}  # index -> the id as written, when it differed
+
+    def check_format(self, value: Any) -> None:
+        if value != FORMAT:
+            raise CorpusError(self.path, None, f"format {value!r} is not {FORMAT!r}")
+
+    def content(self, index: int, raw: Any) -> Content:
+        """The validated content of ``contents[index]``."""
+        r = _Reader(self.path, f"contents[{index}]", raw)
+        key = r.text("id")
+        earlier = self.keys.get(key)
+        if earlier is not None:
+            written, first = r.record["id"], self._written.get(earlier, key)
+            if written == first:
+                r.fail(f"duplicate id {key!r} (also contents[{earlier}])")
+            r.fail(
+                f"duplicate id {written!r}: it is {key!r} once normalised (stripped, NFC), "
+                f"the id of contents[{earlier}] ({first!r})"
+            )
+        self.keys[key] = index
+        if r.record["id"] != key:
+            self._written[index] = r.record["id"]
+        return Content(
+            key=key,
+            text=r.body("text"),
+            title=r.optional_text("title"),
+            tags=r.names("tags"),
+            cues=r.names("cues"),
+            source=r.optional_text("source"),
+        )
+
+    def link(self, index: int, raw: Any) -> Link:
+        r = _Reader(self.path, f"links[{index}]", raw)
+        return Link(r.text("from"), r.text("to"), r.number("weight", 1.0))
+
+    def questions(self, items: Any) -> list[Question]:
+        """Validate the ``questions`` list (after every content was checked)."""
+        return parse_questions(items, self.path, set(self.keys))
+
+    def finish(self, contents: int) -> None:
+        if not contents:
+            raise CorpusError(self.path, None, "'contents' must be a non-empty list")
 
 
 def parse_corpus(data: Any, path: str = "<memory>") -> Corpus:
     """Validate decoded JSON in the project's format into a :class:`Corpus`."""
     if not isinstance(data, dict):
         raise CorpusError(path, None, "top level must be a JSON object with 'contents'")
-    fmt = data.get("format", FORMAT)
-    if fmt != FORMAT:
-        raise CorpusError(path, None, f"format {fmt!r} is not {FORMAT!r}")
+    checker = CorpusChecker(path)
+    checker.check_format(data.get("format", FORMAT))
     raw_contents = data.get("contents")
-    if not isinstance(raw_contents, list) or not raw_contents:
+    if not isinstance(raw_contents, list):
         raise CorpusError(path, None, "'contents' must be a non-empty list")
-    contents: list[Content] = []
-    seen: set[str] = set()
-    for i, raw in enumerate(raw_contents):
-        r = _Reader(path, f"contents[{i}]", raw)
-        key = r.text("id")
-        if key in seen:
-            r.fail(f"duplicate id {key!r}")
-        seen.add(key)
-        contents.append(
-            Content(
-                key=key.strip(),
-                text=r.text("text", limit=MAX_TEXT),
-                title=r.optional_text("title"),
-                tags=r.names("tags"),
-                cues=r.names("cues"),
-                source=r.optional_text("source"),
-            )
-        )
-    links = []
-    for i, raw in enumerate(data.get("links") or []):
-        r = _Reader(path, f"links[{i}]", raw)
-        links.append(Link(r.text("from"), r.text("to"), r.number("weight", 1.0)))
-    questions = parse_questions(data.get("questions") or [], path, seen)
+    contents = [checker.content(i, raw) for i, raw in enumerate(raw_contents)]
+    checker.finish(len(contents))
+    raw_links = data.get("links") or []
+    if not isinstance(raw_links, list):
+        raise CorpusError(path, None, "'links' must be a list")
+    links = [checker.link(i, raw) for i, raw in enumerate(raw_links)]
+    questions = checker.questions(data.get("questions") or [])
     return Corpus(contents, questions, links, name=Path(path).stem)
 
 
@@ -233,7 +343,7 @@ def parse_questions(items: Any, path: str, content_keys: set[str]) -> list[Quest
         out.append(
             Question(
                 id=qid,
-                question=r.text("question", limit=MAX_TEXT),
+                question=r.body("question"),
                 answers=((answer,) if answer else ()) + aliases,
                 supporting=supporting,
                 kind=r.optional_text("kind") or "",
@@ -244,9 +354,14 @@ def parse_questions(items: Any, path: str, content_keys: set[str]) -> list[Quest
 
 
 def load_corpus(path: str | Path) -> Corpus:
-    """Load and validate a corpus file in the project's format."""
-    path = Path(path)
-    return parse_corpus(load_json(path), str(path))
+    """Load and validate a corpus file in the project's format.
+
+    The file is read as a stream (:mod:`mragent.core.corpus_stream`), the same
+    reader ``mragent ingest`` uses, so both refuse the same files.
+    """
+    from mragent.core.corpus_stream import read_corpus
+
+    return read_corpus(Path(path))
 
 
 def reference_corpus_path() -> Path:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -54,8 +55,21 @@ class Extraction:
     keywords: tuple[str, ...]
 
 
+class ExtractionModel(Protocol):
+    """Extracts one content at a time, with what was learned from the whole corpus."""
+
+    def extract(self, content: Content) -> Extraction: ...
+
+
 class Extractor(Protocol):
-    """Produces one :class:`Extraction` per content, in order."""
+    """Produces one :class:`Extraction` per content.
+
+    ``fit`` reads the corpus once (a stream is enough) and returns a model that
+    extracts contents one by one, so a corpus larger than memory can be
+    extracted; ``extract`` is both steps over a list.
+    """
+
+    def fit(self, contents: Iterable[Content]) -> ExtractionModel: ...
 
     def extract(self, contents: list[Content]) -> list[Extraction]: ...
 
@@ -124,41 +138,59 @@ class TitleGazetteer:
         return _dedupe(found)
 
 
+@dataclass
+class RuleModel:
+    """What :class:`RuleExtractor` learns from a corpus: its size, each word's document
+    frequency and a gazetteer of its titles."""
+
+    n: int
+    df: Counter[str]
+    gazetteer: TitleGazetteer
+
+    def extract(self, content: Content) -> Extraction:
+        """The tags and keyword cues of one content of the fitted corpus."""
+        counts = Counter(content_words(content.text))
+        if content.tags:
+            tags = list(content.tags)
+        else:
+            titled = self.gazetteer.mentions(content.text, exclude=content.title)
+            tags = _dedupe([*titled, *entity_spans(content.text)])[:MAX_TAGS]
+        primary = content.title or (tags[0] if tags else content.key)
+        ordered = [primary, *[t for t in tags if t.casefold() != primary.casefold()]]
+        tag_words = {w for t in ordered for w in content_words(t)}
+        df, n = self.df, self.n
+        scored = sorted(
+            (
+                (tf * math.log(1 + n / df[w]), w)
+                for w, tf in counts.items()
+                if len(w) > 3 and w not in tag_words and not w.isdigit()
+            ),
+            reverse=True,
+        )
+        keywords = (
+            content.cues if content.cues is not None else tuple(w for _, w in scored[:MAX_KEYWORDS])
+        )
+        return Extraction(primary, tuple(_dedupe(ordered)), keywords)
+
+
 class RuleExtractor:
     """The default, deterministic extractor (see module docstring)."""
 
-    def extract(self, contents: list[Content]) -> list[Extraction]:
-        docs = [Counter(content_words(c.text)) for c in contents]
+    def fit(self, contents: Iterable[Content]) -> RuleModel:
+        """Read the corpus once: document frequencies and titles."""
         df: Counter[str] = Counter()
-        for counts in docs:
-            df.update(counts.keys())
-        n = len(contents)
-        gazetteer = TitleGazetteer([c.title for c in contents if c.title])
-        out = []
-        for content, counts in zip(contents, docs, strict=True):
-            if content.tags:
-                tags = list(content.tags)
-            else:
-                titled = gazetteer.mentions(content.text, exclude=content.title)
-                tags = _dedupe([*titled, *entity_spans(content.text)])[:MAX_TAGS]
-            primary = content.title or (tags[0] if tags else content.key)
-            ordered = [primary, *[t for t in tags if t.casefold() != primary.casefold()]]
-            tag_words = {w for t in ordered for w in content_words(t)}
-            scored = sorted(
-                (
-                    (tf * math.log(1 + n / df[w]), w)
-                    for w, tf in counts.items()
-                    if len(w) > 3 and w not in tag_words and not w.isdigit()
-                ),
-                reverse=True,
-            )
-            keywords = (
-                content.cues
-                if content.cues is not None
-                else tuple(w for _, w in scored[:MAX_KEYWORDS])
-            )
-            out.append(Extraction(primary, tuple(_dedupe(ordered)), keywords))
-        return out
+        titles: list[str] = []
+        n = 0
+        for content in contents:
+            n += 1
+            df.update(set(content_words(content.text)))
+            if content.title:
+                titles.append(content.title)
+        return RuleModel(n, df, TitleGazetteer(titles))
+
+    def extract(self, contents: list[Content]) -> list[Extraction]:
+        model = self.fit(contents)
+        return [model.extract(content) for content in contents]
 
 
 def _dedupe(names: list[str]) -> list[str]:

@@ -43,7 +43,11 @@ class PromptStrategy(str, Enum):
 
 
 def _gene(default: Any, stage: str, doc: str, **bounds: Any) -> Any:
-    return Field(default, description=doc, json_schema_extra={"stage": stage}, **bounds)
+    # strict for numbers: a gene is a number, never true or "5" coerced into one.
+    strict = isinstance(default, int | float) or None
+    return Field(
+        default, description=doc, json_schema_extra={"stage": stage}, strict=strict, **bounds
+    )
 
 
 class Genome(BaseModel):
@@ -223,8 +227,13 @@ def load_genome(spec: str | None) -> Genome:
         )
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise ConfigError(f"{path}: not a readable genome JSON file ({exc})") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: not a readable genome JSON file (not UTF-8 text)") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: not a readable genome JSON file (nested too deeply)") from None
+    except (OSError, ValueError) as exc:  # ValueError: JSON errors, oversized numbers
+        message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise ConfigError(f"{path}: not a readable genome JSON file ({message})") from None
     if isinstance(data, dict) and "evolved" in data and isinstance(data["evolved"], dict):
         data = data["evolved"].get("genome", data["evolved"])
     if isinstance(data, dict) and "genome" in data and isinstance(data["genome"], dict):

@@ -18,7 +18,7 @@ from mragent.core.errors import ConfigError
 
 DEFAULT_SCOPE = "shared"
 PENDING_WEIGHT = 0.5  # evidence kept by a pending memory when pending ones are read
-_SCOPE = re.compile(r"^[a-z0-9][a-z0-9_.:@-]{0,63}$")
+_SCOPE = re.compile(r"[a-z0-9][a-z0-9_.:@-]{0,63}")
 
 
 def validate_scope(scope: str, option: str = "--scope") -> str:
@@ -27,7 +27,8 @@ def validate_scope(scope: str, option: str = "--scope") -> str:
     Raises:
         ConfigError: naming the option and the accepted form.
     """
-    if not _SCOPE.match(scope):
+    # fullmatch: `$` would also match before a trailing newline.
+    if not isinstance(scope, str) or not _SCOPE.fullmatch(scope):
         raise ConfigError(
             f"{option} {scope!r}: a scope is 1-64 of lowercase letters, digits and _.:@- "
             "starting with a letter or digit"

@@ -313,5 +313,25 @@ class Study:
         logbook = tools.Logbook()
         for entry in state["logbook"]:
             logbook.record(**entry)
+        generation = _checked_generation(state["generation"], state["logbook"], trials)
         self._archive, self.population = archive, population
-        self.generation, self.rng, self.logbook = int(state["generation"]), rng, logbook
+        self.generation, self.rng, self.logbook = generation, rng, logbook
+
+
+def _checked_generation(generation: Any, logbook: list[Any], trials: list[Trial]) -> int:
+    """The checkpoint's generation, if its logbook and archive agree with it.
+
+    Raises:
+        ValueError: for an edited generation (the logbook has one entry per
+            generation, the archive's newest trial was made in the last one).
+    """
+    if type(generation) is not int or generation < 0:
+        raise ValueError(f"generation {generation!r} is not a count of generations")
+    gens = [entry.get("gen") if isinstance(entry, dict) else None for entry in logbook]
+    first = gens[0] if gens and type(gens[0]) is int else 0
+    if not gens or gens != list(range(first, first + len(gens))) or gens[-1] != generation:
+        raise ValueError(f"generation {generation} does not match the logbook (gens {gens[-3:]})")
+    newest = max(trial.generation for trial in trials)
+    if newest > generation:
+        raise ValueError(f"generation {generation}, but the archive holds generation {newest}")
+    return generation

@@ -31,7 +31,7 @@ import os
 import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -45,7 +45,9 @@ from mragent.memory.audit_records import (
     AuditReport,
     canonical_json,
     parse_line,
+    read_key,
     record_hash,
+    seal_of,
     verify,
 )
 
@@ -111,22 +113,72 @@ class AuditLog:
     def __init__(self, path: Path | None = None) -> None:
         self.path = Path(path) if path is not None else default_audit_path()
         self.lock_path = self.path.with_name(self.path.name + ".lock")
+        self._key: bytes | None = None
+
+    def key(self) -> bytes:
+        """The log's secret key, made at first use (see :func:`read_key`)."""
+        if self._key is None:
+            self._key = read_key(self.path, create=True)
+        return self._key
+
+    def seal(self, ns: str, scope: str, content: Mapping[str, Any]) -> str:
+        """A memory version's seal: an HMAC, with the log's key, over what never
+        changes once written (namespace, scope, id, key, text hash, principal,
+        lineage, record time) and the trust state it is written in.
+
+        Written with the version, it lets ``audit verify`` tell a version this
+        mragent wrote from one edited or made in the database.
+        """
+        return seal_of(self.key(), ns, scope, content)
 
     @contextmanager
     def _locked(self) -> Iterator[None]:
+        """The log's exclusive lock for one entry (taken already under :meth:`exclusive`)."""
         key = str(self.path.resolve())
         held: set[str] = getattr(_held, "paths", set())
         if key in held:
             raise AuditError(self.path, None, "nested audit entry on the same log (would deadlock)")
+        _held.paths = held | {key}
+        try:
+            if key in getattr(_held, "exclusive", set()):
+                yield
+            else:
+                with self._flock():
+                    yield
+        finally:
+            _held.paths = getattr(_held, "paths", set()) - {key}
+
+    @contextmanager
+    def _flock(self) -> Iterator[None]:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        with open(self.lock_path, "a") as lock:
+        fd = os.open(self.lock_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        with os.fdopen(fd, "a") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
-            _held.paths = held | {key}
             try:
                 yield
             finally:
-                _held.paths = getattr(_held, "paths", set()) - {key}
                 fcntl.flock(lock, fcntl.LOCK_UN)
+
+    @contextmanager
+    def exclusive(self) -> Iterator[None]:
+        """Hold the log's lock across a check and the write it decides.
+
+        Inside the block, one :meth:`entry` at a time may run without taking the
+        lock again. A writer that must check the database before it writes
+        (identical text already remembered, text forgotten since) checks inside
+        this block, so no other process can write in between: two processes
+        remembering the same text make one memory.
+        """
+        key = str(self.path.resolve())
+        exclusive: set[str] = getattr(_held, "exclusive", set())
+        if key in exclusive or key in getattr(_held, "paths", set()):
+            raise AuditError(self.path, None, "nested audit lock on the same log (would deadlock)")
+        with self._flock():
+            _held.exclusive = exclusive | {key}
+            try:
+                yield
+            finally:
+                _held.exclusive = getattr(_held, "exclusive", set()) - {key}
 
     def _head_locked(self) -> tuple[int, str]:
         """(seq, hash) of the last record, (0, GENESIS) when empty; caller holds the lock.
@@ -144,8 +196,9 @@ class AuditLog:
         if not lines:
             return 0, GENESIS
         records: list[AuditRecord] = []
+        key = self.key()
         for offset, raw in enumerate(lines):
-            record, reason = parse_line(raw)
+            record, reason = parse_line(raw, key)
             if reason is not None:
                 line = _count_lines(self.path) - (len(lines) - 1 - offset)
                 raise AuditError(
@@ -176,12 +229,12 @@ class AuditLog:
             **fields,
             "seq": seq + 1,
             "prev": prev,
-            "time": datetime.now(timezone.utc).isoformat(timespec="microseconds"),
+            "time": datetime.now(UTC).isoformat(timespec="microseconds"),
         }
-        record = AuditRecord(**body, hash=record_hash(body))
+        record = AuditRecord(**body, hash=record_hash(body, self.key()))
         data = record.line()
         created = not self.path.exists()
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         try:
             written = 0
             while written < len(data):
@@ -268,10 +321,8 @@ class AuditLog:
         try:
             self._append_locked(abort)
         except Exception as audit_exc:
-            # Keep the caller's error; say why the abort is missing
-            # (add_note is Python 3.11+; on 3.10 the error alone propagates).
-            if hasattr(exc, "add_note"):
-                exc.add_note(f"audit: abort record for seq {record.seq} not written: {audit_exc}")
+            # Keep the caller's error; say why the abort is missing.
+            exc.add_note(f"audit: abort record for seq {record.seq} not written: {audit_exc}")
 
     def _check(self, fields: dict[str, Any]) -> None:
         if fields["action"] not in ACTIONS or fields["action"] == "abort":

@@ -1,14 +1,22 @@
-"""The audit log's records: their format and hash chain, reading a log and verifying it.
+"""The audit log's records: their format and keyed hash chain, reading a log and verifying it.
 
 The write side, :class:`~mragent.memory.audit.AuditLog`, appends these records;
 this module defines what a record is and checks a log end to end.
+
+A record's ``hash`` is an HMAC-SHA256, keyed with the log's secret key (a file
+beside the log, ``<log>.key``, mode 0600, outside the database): whoever can
+edit the log or the database but cannot read the key cannot make an edited
+record, or a re-hashed log, verify.
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
+import os
 import re
+import secrets
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
@@ -75,10 +83,76 @@ def canonical_json(obj: Any) -> str:
     )
 
 
-def record_hash(fields: Mapping[str, Any]) -> str:
-    """sha256 hex of the canonical JSON of a record without its ``hash`` field."""
-    body = {key: value for key, value in fields.items() if key != "hash"}
-    return hashlib.sha256(canonical_json(body).encode("utf-8")).hexdigest()
+def key_path(log: Path | str) -> Path:
+    """Where the secret key of the log at ``log`` is kept."""
+    log = Path(log)
+    return log.with_name(log.name + ".key")
+
+
+def read_key(log: Path | str, *, create: bool = False) -> bytes:
+    """The log's secret key (32 random bytes, hex in a 0600 file beside the log).
+
+    Args:
+        log: The log file.
+        create: Make the key if there is none (the first append does).
+
+    Raises:
+        AuditError: when there is no key and ``create`` is false, or it is malformed.
+    """
+    path = key_path(log)
+    if create and not path.exists():
+        _make_key(path)
+    try:
+        text = path.read_text(encoding="ascii").strip()
+    except FileNotFoundError:
+        raise AuditError(
+            log, None, f"audit key {path} is missing: the log cannot be checked"
+        ) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise AuditError(log, None, f"audit key {path} cannot be read: {exc}") from None
+    if not HEX64.match(text):
+        raise AuditError(log, None, f"audit key {path} is not 64 hex digits")
+    return bytes.fromhex(text)
+
+
+def _make_key(path: Path) -> None:
+    """Write a new key whole, then link it into place (a reader never sees half a key)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(8)}")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        with os.fdopen(fd, "w", encoding="ascii") as handle:
+            handle.write(secrets.token_hex(32) + "\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.link(tmp, path)
+    except FileExistsError:  # another process made it first: theirs is the key
+        pass
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def record_hash(fields: Mapping[str, Any], key: bytes) -> str:
+    """HMAC-SHA256 (hex), keyed with ``key``, of a record's canonical JSON without ``hash``."""
+    body = {name: value for name, value in fields.items() if name != "hash"}
+    return hmac.new(key, canonical_json(body).encode("utf-8"), hashlib.sha256).hexdigest()
+
+
+SEALED = ("id", "key", "hash", "principal", "lineage", "recorded_at")
+
+
+def seal_of(key: bytes, ns: str, scope: str, content: Mapping[str, Any]) -> str:
+    """HMAC-SHA256 (hex) over a version's fixed fields and its trust state at write.
+
+    Args:
+        key: The audit log's key.
+        ns, scope: Where the version lives.
+        content: Its stored fields (at least :data:`SEALED` and ``trust``).
+    """
+    fields: list[Any] = [ns, scope, *(content[name] for name in SEALED), content["trust"]]
+    # FalkorDB returns doubles to 15 significant digits; the seal must read back the same.
+    fields[2 + SEALED.index("recorded_at")] = format(float(content["recorded_at"]), ".15g")
+    return hmac.new(key, canonical_json(fields).encode("utf-8"), hashlib.sha256).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -116,6 +190,8 @@ class AuditReport:
         warnings: Records that are intact but not anchored (see :func:`verify`).
         head: (seq, hash) of the last parsable record, None for an empty log.
         last_by_ns: (seq, hash) of the last record of each namespace.
+        memories: Stored versions checked against the log (``verify_store``).
+        by_seq: The parsable records by seq.
     """
 
     records: int = 0
@@ -123,6 +199,8 @@ class AuditReport:
     warnings: list[str] = field(default_factory=list)
     head: tuple[int, str] | None = None
     last_by_ns: dict[str, tuple[int, str]] = field(default_factory=dict)
+    memories: int = 0
+    by_seq: dict[int, AuditRecord] = field(default_factory=dict, repr=False)
 
     @property
     def ok(self) -> bool:
@@ -137,6 +215,7 @@ class AuditReport:
             "problems": list(self.problems),
             "warnings": list(self.warnings),
             "head": list(self.head) if self.head else None,
+            "memories": self.memories,
             "last_by_ns": {ns: list(pair) for ns, pair in sorted(self.last_by_ns.items())},
         }
 
@@ -174,7 +253,7 @@ def _field_errors(obj: Any) -> list[str]:
     return errors
 
 
-def parse_line(raw: bytes) -> tuple[AuditRecord | None, str | None]:
+def parse_line(raw: bytes, key: bytes) -> tuple[AuditRecord | None, str | None]:
     """(record, None) for a well-formed record whose hash checks, else (None, reason).
 
     A record with a wrong hash is returned *with* the reason, so the chain check
@@ -193,8 +272,8 @@ def parse_line(raw: bytes) -> tuple[AuditRecord | None, str | None]:
     if errors:
         return None, "; ".join(errors)
     record = AuditRecord(**obj)
-    if record_hash(obj) != record.hash:
-        return record, f"seq {record.seq}: hash mismatch: the record was edited"
+    if not hmac.compare_digest(record_hash(obj, key), record.hash):
+        return record, f"seq {record.seq}: hash mismatch: the record was edited or re-hashed"
     return record, None
 
 
@@ -202,14 +281,16 @@ def read_records(path: Path | str) -> list[AuditRecord]:
     """Every record of a log, in order (for ``audit show``); [] when the file is missing.
 
     Raises:
-        AuditError: at the first line that is not a valid record.
+        AuditError: at the first line that is not a valid record, or when the
+            log's key is missing.
     """
     path = Path(path)
     records = []
     try:
         with open(path, "rb") as handle:
+            key = read_key(path)
             for number, raw in enumerate(handle, start=1):
-                record, reason = parse_line(raw)
+                record, reason = parse_line(raw, key)
                 if reason is not None or record is None:
                     raise AuditError(path, number, reason or "invalid record")
                 records.append(record)
@@ -252,12 +333,20 @@ def verify(path: Path | str, anchors: Mapping[str, tuple[int, str]] | None = Non
             )
         return report
     with handle:
-        by_seq = _check_chain(handle, report)
+        try:
+            key = read_key(path)
+        except AuditError as exc:
+            report.problems.append(str(exc))
+            return report
+        by_seq = _check_chain(handle, report, key)
+    report.by_seq = by_seq
     _check_anchors(report, by_seq, anchors)
     return report
 
 
-def _check_chain(lines: Iterable[bytes], report: AuditReport) -> dict[int, AuditRecord]:
+def _check_chain(
+    lines: Iterable[bytes], report: AuditReport, key: bytes
+) -> dict[int, AuditRecord]:
     """Parse each line and check its ``seq`` and ``prev`` link into ``report``.
 
     Returns:
@@ -268,7 +357,7 @@ def _check_chain(lines: Iterable[bytes], report: AuditReport) -> dict[int, Audit
     prev_seq = 0
     for number, raw in enumerate(lines, start=1):
         report.records = number
-        record, reason = parse_line(raw)
+        record, reason = parse_line(raw, key)
         if reason is not None:
             report.problems.append(f"line {number}: {reason}")
         if record is None:
@@ -308,10 +397,20 @@ def _check_anchors(
                 f"anchor of ns {ns!r}: record seq {seq} differs from the anchor (log rewritten?)"
             )
             continue
-        for later in sorted(s for s, r in by_seq.items() if s > seq and r.ns == ns):
-            record = by_seq[later]
-            if record.action != "abort" and later not in aborted:
-                report.warnings.append(
-                    f"ns {ns!r}: seq {later} ({record.action}) is after the anchor "
-                    f"(seq {seq}) and not aborted: its database write may not have happened"
-                )
+        after = [
+            s
+            for s, r in sorted(by_seq.items())
+            if s > seq and r.ns == ns and r.action != "abort" and s not in aborted
+        ]
+        # Each write moves the anchor, so a crash leaves at most one record past it:
+        # more means the anchor was moved back in the database.
+        if len(after) > 1:
+            report.problems.append(
+                f"anchor of ns {ns!r}: {len(after)} records (seq {after[0]}..{after[-1]}) are "
+                f"after its anchor (seq {seq}): the anchor was moved back"
+            )
+        for later in after[:1]:
+            report.warnings.append(
+                f"ns {ns!r}: seq {later} ({by_seq[later].action}) is after the anchor "
+                f"(seq {seq}) and not aborted: its database write may not have happened"
+            )

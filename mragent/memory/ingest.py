@@ -22,26 +22,32 @@ ranks are recomputed once (``rank_links``).
 
 from __future__ import annotations
 
-import hashlib
-import math
 import time
 import uuid
-from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from mragent.core.corpus import Content, Corpus, Link, validate_namespace
 from mragent.core.embedding import Embedder, embed_all, passage_text
+from mragent.core.errors import WriteRefused
 from mragent.core.extract import Extraction, Extractor, RuleExtractor
 from mragent.core.store.base import GraphStore
 from mragent.core.view import DEFAULT_SCOPE, validate_scope
 from mragent.memory.audit import AuditLog
 from mragent.memory.audited import audited
+from mragent.memory.ingest_source import CorpusSource, CorpusStats, text_hash
 from mragent.memory.principal import Principal
 from mragent.memory.space import STORE_SCHEMA, check_space, space_embedder
 
+__all__ = ["text_hash"]  # re-exported: the one text hash every module uses
+
 BATCH_SIZE = 500
+Sealer = Callable[[str, str, dict[str, Any]], str]
 # Bumped whenever ingest writes a different graph for the same input.
 # 6: every content carries its passage embedding.
 GRAPH_LAYOUT = "6"
@@ -78,11 +84,14 @@ class GraphRecords:
     supersedes: list[dict[str, Any]] = field(default_factory=list)
     depends: list[dict[str, Any]] = field(default_factory=list)
 
-    def params(self, ns: str, scope: str) -> dict[str, Any]:
+    def params(self, ns: str, scope: str, seal: Sealer) -> dict[str, Any]:
+        """The ``ingest_batch`` parameters for ``ns``/``scope``, each content sealed
+        by ``seal`` (:meth:`~mragent.memory.audit.AuditLog.seal`)."""
+        contents = [{**content, "seal": seal(ns, scope, content)} for content in self.contents]
         return {
             "ns": ns,
             "scope": scope,
-            "contents": self.contents,
+            "contents": contents,
             "tags": self.tags,
             "cues": self.cues,
             "refs": self.refs,
@@ -107,11 +116,6 @@ class IngestReport:
 def content_key(content: Content) -> str:
     """The natural key a content is merged on: its id."""
     return content.key
-
-
-def text_hash(text: str) -> str:
-    """Stable hash of a text (used for dedup and tombstones)."""
-    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def content_record(content: Content, title: str, source: str, stamp: WriteStamp) -> dict[str, Any]:
@@ -145,97 +149,54 @@ def build_batches(
     embedder: Embedder,
     stamp: WriteStamp,
     batch_size: int = BATCH_SIZE,
-    progress: Callable[[int, int], None] | None = None,
 ) -> list[GraphRecords]:
-    """Extract, weigh and split a corpus into self-contained batches, then embed them.
+    """Extract, weigh and split a corpus in memory into self-contained batches.
 
     Each batch carries every node its edges name, so a batch never depends on
     a later one; nodes repeated across batches merge onto the same node.
-
-    Args:
-        progress: Called as ``progress(done, total)`` in texts while embedding.
     """
-    extractions = extractor.extract(corpus.contents)
-    stats = _CorpusStats.of(extractions)
+    source = CorpusSource.of_corpus(corpus, batch_size)
+    source.check(extractor)
+    return list(_built(source, stamp, embedder))
+
+
+def _built(source: CorpusSource, stamp: WriteStamp, embedder: Embedder) -> Iterator[GraphRecords]:
+    """The source's batches, built and embedded one at a time (pass 3 of a
+    :class:`CorpusSource`)."""
     explicit = defaultdict(list)
-    for link in corpus.links:
+    for link in source.links:
         explicit[link.src].append(link)
-    batches = []
-    for start in range(0, len(corpus.contents), batch_size):
-        pairs = zip(
-            corpus.contents[start : start + batch_size],
-            extractions[start : start + batch_size],
-            strict=True,
-        )
-        batches.append(_batch(pairs, corpus.name, stamp, stats, explicit))
-    _embed(batches, embedder, progress)
-    return batches
+    cues: dict[str, np.ndarray] = {}
+    for pairs in source.batches():
+        batch = _batch(pairs, source.name, stamp, source.stats, explicit)
+        _embed(batch, embedder, cues)
+        yield batch
 
 
-def _embed(
-    batches: list[GraphRecords],
-    embedder: Embedder,
-    progress: Callable[[int, int], None] | None,
-) -> None:
-    """Give every cue and content of the batches its vector, each distinct text once.
+def _embed(batch: GraphRecords, embedder: Embedder, cues: dict[str, np.ndarray]) -> None:
+    """Give the batch's cues and contents their vectors, by the embedder's passage method.
 
-    A cue repeated across batches is embedded once; contents are embedded as
-    passages (title and text), cues by the same passage method, as the side a
-    question is matched against.
+    Contents are embedded as passages (title and text); cues by the same method,
+    as the side a question is matched against. ``cues`` keeps the vectors of the
+    cue texts earlier batches embedded: a cue repeated across batches is
+    embedded once.
     """
-    cues = sorted({cue["text"] for batch in batches for cue in batch.cues})
-    contents = [c for batch in batches for c in batch.contents]
-    texts = cues + [passage_text(c["title"], c["text"]) for c in contents]
-    done = 0
-
-    def advance(count: int) -> None:
-        nonlocal done
-        done += count
-        if progress:
-            progress(done, len(texts))
-
     dimension = embedder.identity.dimension
-    vectors = embed_all(embedder.embed_passages, texts, dimension, progress=advance)
-    by_cue = {text: vectors[i].tolist() for i, text in enumerate(cues)}
-    for batch in batches:
-        for cue in batch.cues:
-            cue["embedding"] = by_cue[cue["text"]]
-    for content, vector in zip(contents, vectors[len(cues) :], strict=True):
+    new = sorted({cue["text"] for cue in batch.cues} - cues.keys())
+    texts = new + [passage_text(c["title"], c["text"]) for c in batch.contents]
+    vectors = embed_all(embedder.embed_passages, texts, dimension)
+    cues.update(zip(new, vectors[: len(new)], strict=True))
+    for cue in batch.cues:
+        cue["embedding"] = cues[cue["text"]].tolist()
+    for content, vector in zip(batch.contents, vectors[len(new) :], strict=True):
         content["embedding"] = vector.tolist()
-
-
-@dataclass(frozen=True)
-class _CorpusStats:
-    """The corpus-wide counts link weights come from."""
-
-    n: int
-    tag_df: Counter[str]
-    kw_df: Counter[str]
-    cooc: Counter[tuple[str, str]]
-
-    @classmethod
-    def of(cls, extractions: Sequence[Extraction]) -> _CorpusStats:
-        tag_df: Counter[str] = Counter()
-        kw_df: Counter[str] = Counter()
-        cooc: Counter[tuple[str, str]] = Counter()
-        for ex in extractions:
-            tag_df.update(ex.tags)
-            kw_df.update(ex.keywords)
-            for other in ex.tags[1:]:
-                cooc[(ex.primary, other)] += 1
-        return cls(len(extractions), tag_df, kw_df, cooc)
-
-    def idf(self, df: int) -> float:
-        """Specificity in [0, 1]: 1 for a term in one content of many."""
-        max_idf = math.log(1 + self.n)
-        return math.log(1 + self.n / df) / max_idf if max_idf else 1.0
 
 
 def _batch(
     pairs: Iterable[tuple[Content, Extraction]],
     source: str,
     stamp: WriteStamp,
-    stats: _CorpusStats,
+    stats: CorpusStats,
     explicit: dict[str, list[Link]],
 ) -> GraphRecords:
     """One batch: its contents and every node and weighted edge they give rise to."""
@@ -276,8 +237,8 @@ def _add_nodes_and_edges(
     cue_links: dict[tuple[str, str], float],
     tag_links: dict[tuple[str, str], float],
 ) -> None:
-    """Fill in the batch's cues (their vectors come later), tags and links, in a stable order."""
-    batch.cues = [{"text": text, "id": new_id()} for text in sorted({cue for cue, _ in cue_links})]
+    """Fill in the batch's cues (embedded afterwards), tags and links, in a stable order."""
+    batch.cues = [{"text": text, "id": new_id()} for text in sorted({c for c, _ in cue_links})]
     batch.tags = [{"name": tag, "id": new_id()} for tag in sorted(tags)]
     batch.cue_links = [{"cue": c, "tag": t, "weight": w} for (c, t), w in sorted(cue_links.items())]
     batch.tag_links = [
@@ -296,52 +257,131 @@ def ingest(
     extractor: Extractor | None = None,
     embedder: Embedder | None = None,
     batch_size: int = BATCH_SIZE,
-    progress: Callable[[str, int, int], None] | None = None,
+    readmit: bool = False,
+    progress: Callable[[int, int], None] | None = None,
 ) -> IngestReport:
     """Write a validated corpus into namespace ``ns``, scope ``scope``.
 
     Idempotent: nodes merge on natural keys, so ingesting the same corpus twice
     adds nothing. Each batch is one atomic statement. The contents start
     accepted unless ``principal`` is an agent the namespace does not trust.
-
-    Args:
-        embedder: Default: the namespace's stamped embedder, or the default
-            embedder for a new namespace.
-        progress: Called as ``progress(stage, done, total)``: stage ``embedding``
-            counts texts, ``writing`` counts batches.
+    ``embedder`` defaults to the namespace's stamped one (the default embedder
+    for a new namespace); each batch is embedded as it is built, and
+    ``progress(done, total)`` counts the batches embedded and written.
 
     Raises:
         CorpusError: for an invalid namespace.
         ConfigError: for an invalid scope.
         EmbeddingMismatch: when ``ns`` was written with another embedder.
+        WriteRefused: when a text is identical to a forgotten memory of the scope
+            (unless ``readmit``).
     """
+    source = CorpusSource.of_corpus(corpus, batch_size)
+    options = _Options(principal, audit, scope, extractor, embedder, readmit, progress)
+    return _ingest(store, source, ns, options)
+
+
+def ingest_file(
+    store: GraphStore,
+    path: Path,
+    ns: str,
+    *,
+    principal: Principal,
+    audit: AuditLog,
+    scope: str = DEFAULT_SCOPE,
+    extractor: Extractor | None = None,
+    embedder: Embedder | None = None,
+    batch_size: int = BATCH_SIZE,
+    readmit: bool = False,
+    progress: Callable[[int, int], None] | None = None,
+) -> IngestReport:
+    """:func:`ingest` of a corpus file, streamed: memory stays bounded by one batch
+    and the corpus statistics, however large the file (see
+    :mod:`mragent.memory.ingest_source`).
+
+    Every record is validated before anything is written; the same errors as
+    :func:`ingest`, and a :class:`~mragent.core.errors.CorpusError` naming the
+    file and record for bad input.
+    """
+    source = CorpusSource.of_file(Path(path), batch_size)
+    options = _Options(principal, audit, scope, extractor, embedder, readmit, progress)
+    return _ingest(store, source, ns, options)
+
+
+@dataclass(frozen=True)
+class _Options:
+    principal: Principal
+    audit: AuditLog
+    scope: str
+    extractor: Extractor | None
+    embedder: Embedder | None
+    readmit: bool
+    progress: Callable[[int, int], None] | None
+
+
+def _ingest(store: GraphStore, source: CorpusSource, ns: str, opts: _Options) -> IngestReport:
+    """Check the whole source, then write it batch by batch under one audit record."""
     validate_namespace(ns)
-    validate_scope(scope)
+    validate_scope(opts.scope)
+    scan = source.check(opts.extractor or RuleExtractor())
     rows = store.run("get_space", {"ns": ns})
-    embedder = space_embedder(ns, rows[0] if rows else None, embedder, "write")
-    space = prepare_write(store, ns, embedder)
-    trust = "accepted" if principal.writes_accepted(space.get("trusted") or []) else "pending"
-    stamp = WriteStamp(principal, scope, trust)
+    embedder = space_embedder(ns, rows[0] if rows else None, opts.embedder, "write")
+    total = -(-scan.count // source.batch_size)
+    # Held from the forgotten-text check to the last batch: no forget slips in between.
+    with opts.audit.exclusive():
+        readmitted = refuse_forgotten(
+            store, ns, opts.scope, scan.hashes, opts.readmit, source.name
+        )
+        space = prepare_write(store, ns, embedder)
+        accepted = opts.principal.writes_accepted(space.get("trusted") or [])
+        stamp = WriteStamp(opts.principal, opts.scope, "accepted" if accepted else "pending")
+        before = namespace_stats(store, ns)
+        detail: dict[str, Any] = {"contents": scan.count, "scope": opts.scope, "trust": stamp.trust}
+        if readmitted:
+            detail["readmit"] = True
+        # One record for the whole ingest: its "after" hash covers every text in order.
+        entry = (ns, opts.principal, "ingest", source.name, None, scan.digest, detail)
+        with audited(store, opts.audit, *entry):
+            for done, batch in enumerate(_built(source, stamp, embedder), start=1):
+                store.run("ingest_batch", batch.params(ns, opts.scope, opts.audit.seal))
+                if opts.progress:
+                    opts.progress(done, total)
+            store.run("rank_links", {"ns": ns})
+            store.run("rank_references", {"ns": ns})
+    return IngestReport(ns, scan.count, total, before, namespace_stats(store, ns))
 
-    def embedding(done: int, total: int) -> None:
-        if progress:
-            progress("embedding", done, total)
 
-    extractor = extractor or RuleExtractor()
-    batches = build_batches(corpus, extractor, embedder, stamp, batch_size, embedding)
-    before = namespace_stats(store, ns)
-    # One record for the whole ingest: its "after" hash covers every text in order.
-    digest = text_hash("\n".join(record["hash"] for b in batches for record in b.contents))
-    detail = {"contents": len(corpus.contents), "scope": scope, "trust": trust}
-    with audited(store, audit, ns, principal, "ingest", corpus.name, None, digest, detail):
-        for done, batch in enumerate(batches, start=1):
-            with store.transaction() as tx:
-                tx.run("ingest_batch", batch.params(ns, scope))
-            if progress:
-                progress("writing", done, len(batches))
-        store.run("rank_links", {"ns": ns})
-        store.run("rank_references", {"ns": ns})
-    return IngestReport(ns, len(corpus.contents), len(batches), before, namespace_stats(store, ns))
+def refuse_forgotten(
+    store: GraphStore,
+    ns: str,
+    scope: str,
+    hashes: dict[str, int],
+    readmit: bool,
+    name: str,
+) -> bool:
+    """Refuse texts identical to a forgotten memory of the scope, unless ``readmit``.
+
+    Args:
+        hashes: text hash -> index of the record holding it (for the message).
+        name: The input, for the message.
+
+    Returns:
+        Whether some text was re-admitted.
+
+    Raises:
+        WriteRefused: naming the record and the forgotten memory.
+    """
+    if not hashes:
+        return False
+    rows = store.run("memory_tombstone_hashes", {"ns": ns, "scopes": [scope]})
+    forgotten = {row["hash"]: row["lineage"] for row in rows if row["hash"] in hashes}
+    if forgotten and not readmit:
+        first = min(forgotten, key=lambda digest: hashes[digest])
+        raise WriteRefused(
+            f"{name}: record {hashes[first]}: identical text was forgotten (memory "
+            f"{forgotten[first]}); re-admit it explicitly (--readmit) to write it again"
+        )
+    return bool(forgotten)
 
 
 def prepare_write(store: GraphStore, ns: str, embedder: Embedder) -> dict[str, Any]:
@@ -355,12 +395,7 @@ def prepare_write(store: GraphStore, ns: str, embedder: Embedder) -> dict[str, A
     check_space(ns, rows[0] if rows else None, embedder.identity)
     store.ensure_schema(embedder.identity.dimension)
     if not rows:
-        stamp = {
-            "ns": ns,
-            "embedder": embedder.identity.as_text(),
-            "spec": embedder.spec,
-            "schema": STORE_SCHEMA,
-        }
+        stamp = {"ns": ns, "embedder": embedder.identity.as_text(), "schema": STORE_SCHEMA}
         store.run("stamp_space", stamp)
         rows = store.run("get_space", {"ns": ns})
     return rows[0]

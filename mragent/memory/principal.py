@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from mragent.core.errors import ConfigError
 
 KINDS = ("human", "agent", "system")
-_PRINCIPAL = re.compile(r"^(human|agent|system):([A-Za-z0-9_.@-]{1,64})$")
+_PRINCIPAL = re.compile(r"(human|agent|system):([A-Za-z0-9_.@-]{1,64})")
 
 
 @dataclass(frozen=True)
@@ -50,7 +50,7 @@ def parse_principal(text: str | None, option: str = "--principal") -> Principal:
     """
     if not text:
         raise ConfigError(f"{option} is required: every write names who makes it (e.g. human:ana)")
-    match = _PRINCIPAL.match(text)
+    match = _PRINCIPAL.fullmatch(text)  # `$` would also match before a trailing newline
     if not match:
         raise ConfigError(
             f"{option} {text!r}: expected kind:name with kind one of {', '.join(KINDS)} "

@@ -8,7 +8,7 @@ another to the next.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -86,7 +86,7 @@ class MemoryRecord(BaseModel):
 
 def iso(ts: float | None) -> str | None:
     """Epoch seconds as ISO-8601 UTC (for people; records keep the number)."""
-    return None if ts is None else datetime.fromtimestamp(ts, timezone.utc).isoformat()
+    return None if ts is None else datetime.fromtimestamp(ts, UTC).isoformat()
 
 
 def parse_time(text: str, option: str) -> float:
@@ -107,5 +107,5 @@ def parse_time(text: str, option: str) -> float:
             "or epoch seconds"
         ) from None
     if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
+        moment = moment.replace(tzinfo=UTC)
     return moment.timestamp()

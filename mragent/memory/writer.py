@@ -26,14 +26,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from mragent.core.corpus import MAX_TEXT, Content, Corpus
+from mragent.core.corpus import MAX_TEXT, Content, Corpus, clean_name, clean_text
 from mragent.core.errors import ConfigError, WriteRefused
 from mragent.core.view import DEFAULT_SCOPE, validate_scope
 from mragent.memory.ingest import WriteStamp, build_batches, new_id, prepare_write, text_hash
 from mragent.memory.principal import Principal
+from mragent.memory.records import MemoryRecord
 from mragent.memory.review import MemoryReview
 
 MAX_DEPENDENCIES = 64
+TRACES_READ = 10_000  # more than any namespace keeps (traces are capped per namespace)
 
 
 @dataclass(frozen=True)
@@ -99,19 +101,34 @@ class Memories(MemoryReview):
                 ``readmit``), or a dependency is unknown or forgotten.
         """
         validate_scope(scope)
-        _check_text(text)
-        same, readmitted = self._identical(text, scope, readmit)
-        if same is not None:
-            return same
-        deps = self._live_dependencies(depends_on, scope)
         memory_id = new_id()
-        now = self.clock()
         content = _content(memory_id, text, title, source, tags, cues)
+        # The duplicate and forgotten-text checks and the write run under the audit
+        # log's lock: two processes remembering one text make one memory.
+        with self.audit.exclusive():
+            same, readmitted = self._identical(content.text, scope, readmit)
+            if same is not None:
+                return same
+            deps = self._live_dependencies(depends_on, scope)
+            valid = (valid_from, valid_to)
+            return self._remember(content, principal, scope, deps, valid, readmitted)
+
+    def _remember(
+        self,
+        content: Content,
+        principal: Principal,
+        scope: str,
+        deps: list[str],
+        valid: tuple[float | None, float | None],
+        readmitted: bool,
+    ) -> WriteResult:
+        now = self.clock()
+        valid_from, valid_to = valid
         return self._write(
             content,
             principal=principal,
             scope=scope,
-            lineage=memory_id,
+            lineage=content.key,
             valid=(valid_from if valid_from is not None else now, valid_to),
             now=now,
             supersedes=None,
@@ -130,6 +147,7 @@ class Memories(MemoryReview):
         scope: str = DEFAULT_SCOPE,
         valid_from: float | None = None,
         valid_to: float | None = None,
+        readmit: bool = False,
     ) -> WriteResult:
         """Write a new version of a current memory; the old one is superseded.
 
@@ -138,16 +156,30 @@ class Memories(MemoryReview):
         its principal writes with.
 
         Raises:
-            WriteRefused: when ``memory_id`` is unknown, forgotten or superseded.
+            WriteRefused: when ``memory_id`` is unknown, forgotten or superseded, or
+                the new text is identical to a forgotten memory (unless ``readmit``).
         """
-        old = self.get(memory_id, scope)
-        if not old.current:
-            state = "forgotten" if old.forgotten else "superseded (correct the current version)"
-            raise WriteRefused(f"memory {memory_id!r} is {state}")
-        _check_text(text)
+        with self.audit.exclusive():
+            old = self.get(memory_id, scope)
+            if not old.current:
+                state = "forgotten" if old.forgotten else "superseded (correct the current version)"
+                raise WriteRefused(f"memory {memory_id!r} is {state}")
+            new = new_id()
+            content = _content(new, text, old.title, old.source, old.given_tags, old.given_cues)
+            _, readmitted = self._identical(content.text, scope, readmit)
+            return self._correct(old, content, principal, scope, (valid_from, valid_to), readmitted)
+
+    def _correct(
+        self,
+        old: MemoryRecord,
+        content: Content,
+        principal: Principal,
+        scope: str,
+        valid: tuple[float | None, float | None],
+        readmitted: bool,
+    ) -> WriteResult:
+        valid_from, valid_to = valid
         now = self.clock()
-        new = new_id()
-        content = _content(new, text, old.title, old.source, old.given_tags, old.given_cues)
         return self._write(
             content,
             principal=principal,
@@ -162,7 +194,7 @@ class Memories(MemoryReview):
             depends=old.depends_on,
             action="correct",
             before=old.hash,
-            detail={"supersedes": old.id},
+            detail={"supersedes": old.id, **({"readmit": True} if readmitted else {})},
         )
 
     def forget(
@@ -197,7 +229,10 @@ class Memories(MemoryReview):
     ) -> list[str]:
         """Forget a memory (if not yet) and erase the text of every version.
 
-        The tombstones keep their hash, so identical text stays refused.
+        The text, title, source and given tags and cues are erased, the traces
+        that name it deleted, and the engine's own copies dropped
+        (:meth:`~mragent.core.store.base.GraphStore.erase_residue`). The
+        tombstones keep their hash, so identical text stays refused.
 
         Returns:
             The ids of the versions purged.
@@ -208,10 +243,20 @@ class Memories(MemoryReview):
         if not record.forgotten:
             self.forget(memory_id, principal=principal, reason=reason, scope=scope)
         params = {"ns": self.ns, "scopes": [scope], "lineage": record.lineage}
+        texts = [v.text for v in self.history(memory_id, scope) if v.text is not None]
         with self._audited(
             principal, "purge", record.lineage, record.hash, None, {"reason": reason}
         ):
             rows = self.store.run("memory_purge", {**params, "at": self.clock()})
+            quoting = [
+                row["id"]
+                for row in self.store.run("trace_get", {"ns": self.ns, "limit": TRACES_READ})
+                if any(text in (row["question"] or "") for text in texts)
+            ]
+            trace_params = {"ns": self.ns, "lineage": record.lineage, "ids": quoting}
+            self.store.run("trace_purge", trace_params)
+        # After the audited write: the engine's own copies (query logs, old file contents).
+        self.store.erase_residue()
         return [row["id"] for row in rows]
 
     # -- internals -------------------------------------------------------------------
@@ -259,7 +304,7 @@ class Memories(MemoryReview):
         ):
             # One statement (atomic on every engine), run outside an explicit
             # transaction so the store may retry it after a transient deadlock.
-            self.store.run("ingest_batch", batch.params(self.ns, scope))
+            self.store.run("ingest_batch", batch.params(self.ns, scope, self.audit.seal))
             self._rank(scope, [tag["name"] for tag in batch.tags], [c["text"] for c in batch.cues])
         return WriteResult(content.key, lineage, trust)
 
@@ -314,19 +359,33 @@ def _content(
     tags: Sequence[str] | None,
     cues: Sequence[str] | None,
 ) -> Content:
-    """The content a new version is built from (given tags and cues kept as given)."""
-    return Content(
-        key=key,
-        text=text,
-        title=title,
-        tags=tuple(tags) if tags is not None else None,
-        cues=tuple(cues) if cues is not None else None,
-        source=source,
-    )
+    """The content a new version is built from: checked and normalised as a corpus
+    record is (:func:`~mragent.core.corpus.clean_name`), given tags and cues kept.
 
-
-def _check_text(text: str) -> None:
+    Raises:
+        ConfigError: naming the option, for empty or oversized text or a value
+            that cannot be stored.
+    """
+    try:
+        text = clean_text(text, "the memory text")
+        names = {
+            "--title": [title] if title else [],
+            "--source": [source] if source else [],
+            "--tag": list(tags or []),
+            "--cue": list(cues or []),
+        }
+        clean = {key: [clean_name(v, key) for v in values] for key, values in names.items()}
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
     if not text.strip():
         raise ConfigError("the memory text is empty")
     if len(text) > MAX_TEXT:
         raise ConfigError(f"the memory text has {len(text)} characters; the limit is {MAX_TEXT}")
+    return Content(
+        key=key,
+        text=text,
+        title=clean["--title"][0] if clean["--title"] else None,
+        tags=tuple(dict.fromkeys(clean["--tag"])) if tags is not None else None,
+        cues=tuple(dict.fromkeys(clean["--cue"])) if cues is not None else None,
+        source=clean["--source"][0] if clean["--source"] else None,
+    )

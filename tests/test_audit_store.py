@@ -1,0 +1,143 @@
+"""``audit verify`` finds edits made through the database alone, on every engine.
+
+The attacker here can write the database (any Cypher, run below through the
+store's own connection) but cannot read the audit log's key.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mragent.core.corpus import parse_corpus
+from mragent.core.store.base import GraphStore
+from mragent.memory.audit import AuditLog
+from mragent.memory.audit_check import verify_store
+from mragent.memory.audit_records import read_records
+from mragent.memory.ingest import text_hash
+from mragent.memory.principal import Principal
+from mragent.memory.writer import Memories
+from tests.fixtures import CHAIN, ingest
+
+ANA = Principal("human", "ana")
+BOB = Principal("human", "bob")
+BOT = Principal("agent", "bot")
+
+
+def tamper(store: GraphStore, cypher: str, **params: Any) -> None:
+    """Run raw Cypher on the store's connection: an edit the audit never saw."""
+    store._execute("tamper", cypher, params)
+
+
+@pytest.fixture
+def written(store: GraphStore, ns: str, audit_log_path: Path) -> dict[str, str]:
+    """Every kind of audited write, so an intact namespace is a full one."""
+    log = AuditLog(audit_log_path)
+    ingest(store, parse_corpus(CHAIN), ns, audit=log)
+    mem = Memories(store, ns, log)
+    base = mem.remember("The Vega ferry leaves at dawn.", principal=ANA, title="Vega ferry")
+    fixed = mem.correct(base.id, "The Vega ferry leaves at six.", principal=ANA)
+    pending = mem.remember("The Vega ferry carries twelve cars.", principal=BOT)
+    depends = mem.remember("Twelve cars fill the deck.", principal=ANA, depends_on=[pending.id])
+    mem.accept(pending.id, principal=BOB)
+    rejected = mem.remember("The Vega ferry is painted red.", principal=BOT)
+    mem.reject(rejected.id, principal=BOB)
+    agent = mem.remember("The harbour opens at five.", principal=BOT)
+    gone = mem.remember("The harbour code is 4417.", principal=ANA)
+    mem.forget(gone.id, principal=ANA, reason="secret")
+    purged = mem.remember("The spare key is under the mat.", principal=ANA)
+    mem.purge(purged.id, principal=ANA, reason="secret")
+    return {
+        "fixed": fixed.id,
+        "agent": agent.id,
+        "gone": gone.id,
+        "depends": depends.id,
+        "rejected": rejected.id,
+    }
+
+
+def _report(store: GraphStore, ns: str, path: Path) -> list[str]:
+    return verify_store(store, AuditLog(path), [ns]).problems
+
+
+def test_an_untouched_namespace_verifies(
+    store: GraphStore, ns: str, written: dict[str, str], audit_log_path: Path
+) -> None:
+    report = verify_store(store, AuditLog(audit_log_path), [ns])
+    assert report.ok, report.problems
+    assert report.memories == 4 + 8  # the corpus and every version remembered
+
+
+@pytest.mark.parametrize(
+    ("edit", "needle"),
+    [
+        (
+            "MATCH (m:Content {id: $id}) SET m.text = 'The Vega ferry never sails.'",
+            "text was edited",
+        ),
+        ("MATCH (m:Content {id: $id}) SET m.text = $text, m.hash = $hash", "seal does not match"),
+        ("MATCH (m:Content {id: $id}) SET m.principal = 'human:mallory'", "seal does not match"),
+        ("MATCH (m:Content {id: $id}) SET m.seal = null", "carries no seal"),
+    ],
+)
+def test_an_edited_memory_is_found(
+    store: GraphStore,
+    ns: str,
+    written: dict[str, str],
+    audit_log_path: Path,
+    edit: str,
+    needle: str,
+) -> None:
+    forged = "The Vega ferry never sails."
+    params = {"id": written["fixed"], "text": forged, "hash": text_hash(forged)}
+    tamper(store, edit, **{k: v for k, v in params.items() if f"${k}" in edit})
+    problems = _report(store, ns, audit_log_path)
+    assert any(written["fixed"] in p and needle in p for p in problems), problems
+
+
+@pytest.mark.parametrize(
+    ("memory", "trust"), [("agent", "accepted"), ("rejected", "pending"), ("rejected", "accepted")]
+)
+def test_a_trust_state_changed_in_the_database_is_found(
+    store: GraphStore,
+    ns: str,
+    written: dict[str, str],
+    audit_log_path: Path,
+    memory: str,
+    trust: str,
+) -> None:
+    target = written[memory]
+    tamper(
+        store,
+        "MATCH (m:Content {id: $id}) SET m.trust = $trust, m.trust_log = m.trust_log + [$trust]",
+        id=target,
+        trust=trust,
+    )
+    problems = _report(store, ns, audit_log_path)
+    assert any(target in p and "by the audit log" in p for p in problems), problems
+
+
+def test_a_forgotten_memory_made_live_again_is_found(
+    store: GraphStore, ns: str, written: dict[str, str], audit_log_path: Path
+) -> None:
+    tamper(store, "MATCH (m:Content {id: $id}) SET m.forgotten_at = null", id=written["gone"])
+    problems = _report(store, ns, audit_log_path)
+    assert any(written["gone"] in p and "is live" in p for p in problems), problems
+
+
+def test_an_anchor_moved_back_is_found(
+    store: GraphStore, ns: str, written: dict[str, str], audit_log_path: Path
+) -> None:
+    records = [r for r in read_records(audit_log_path) if r.ns == ns]
+    back = records[-3]
+    tamper(
+        store,
+        "MATCH (s:MemorySpace {ns: $ns}) SET s.audit_seq = $seq, s.audit_head = $head",
+        ns=ns,
+        seq=back.seq,
+        head=back.hash,
+    )
+    problems = _report(store, ns, audit_log_path)
+    assert any("anchor was moved back" in p for p in problems), problems
