@@ -260,24 +260,29 @@ def test_commands_that_do_not_embed_still_refuse_another_embedder(
 
 def test_contents_carry_their_passage_embedding(store: GraphStore, ns: str) -> None:
     embedder = HashingEmbedder()
-    seen: list[tuple[str, int, int]] = []
+    seen: list[tuple[int, int]] = []
+    corpus = parse_corpus(CHAIN)
     ingest(
         store,
-        parse_corpus(CHAIN),
+        corpus,
         ns,
         embedder=embedder,
-        progress=lambda stage, done, total: seen.append((stage, done, total)),
+        batch_size=2,
+        progress=lambda done, total: seen.append((done, total)),
     )
     rows = stored_contents(store, ns)
     assert len(rows) == len(CHAIN["contents"])
     texts = [passage_text(row["title"], row["text"]) for row in rows]
     stored = np.array([row["embedding"] for row in rows], dtype=np.float32)
     np.testing.assert_allclose(stored, embedder.embed_passages(texts), atol=1e-6)
-    embedding = [s for s in seen if s[0] == "embedding"]
-    cues = len(store.run("cue_snapshot", {"ns": ns, "scopes": ["shared"],
-                                          "trust": ["accepted"], "as_of": 1e12}))  # fmt: skip
-    assert embedding[-1][1] == embedding[-1][2] == cues + len(rows)
-    assert seen[-1] == ("writing", 1, 1)
+    cues = store.run("cue_snapshot", {"ns": ns, "scopes": ["shared"],
+                                      "trust": ["accepted"], "as_of": 1e12})  # fmt: skip
+    vectors = np.array([row["embedding"] for row in cues], dtype=np.float32)
+    np.testing.assert_allclose(
+        vectors, embedder.embed_passages([c["text"] for c in cues]), atol=1e-6
+    )
+    batches = -(-len(corpus.contents) // 2)
+    assert seen == [(done, batches) for done in range(1, batches + 1)]
 
 
 def test_purge_erases_the_passage_embedding(store: GraphStore, ns: str) -> None:
@@ -386,12 +391,12 @@ def private_graph(
     host, port = parts.hostname or "127.0.0.1", parts.port or 6379
 
     def opened(db: str | None = None) -> GraphStore:
-        return FalkorStore(host, port, graph=graph)
+        return FalkorStore(host, port, graph=graph, password=parts.password)
 
     for module in ("ingest", "reembed", "memory"):
         monkeypatch.setattr(f"mragent.cli.{module}.open_store", opened)
     yield opened
-    client = FalkorDB(host=host, port=port)
+    client = FalkorDB(host=host, port=port, password=parts.password)
     client.select_graph(graph).delete()
     client.connection.close()
 

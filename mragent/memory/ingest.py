@@ -395,7 +395,12 @@ def prepare_write(store: GraphStore, ns: str, embedder: Embedder) -> dict[str, A
     check_space(ns, rows[0] if rows else None, embedder.identity)
     store.ensure_schema(embedder.identity.dimension)
     if not rows:
-        stamp = {"ns": ns, "embedder": embedder.identity.as_text(), "schema": STORE_SCHEMA}
+        stamp = {
+            "ns": ns,
+            "embedder": embedder.identity.as_text(),
+            "spec": embedder.spec,
+            "schema": STORE_SCHEMA,
+        }
         store.run("stamp_space", stamp)
         rows = store.run("get_space", {"ns": ns})
     return rows[0]
