@@ -67,6 +67,15 @@ CONTENT_VECTORS = (
 )
 
 
+@pytest.fixture(autouse=True)
+def shared_index_dimension(falkordb_url: str) -> Iterator[None]:
+    """Give the shared graph its vector index at the default dimension back after each
+    test: one that writes another dimension rebuilds the index every namespace shares."""
+    yield
+    with open_store(falkordb_url) as store:
+        store.ensure_schema(HashingEmbedder().identity.dimension)
+
+
 def real_model(spec: str) -> Embedder:
     """Load a packaged model from its wheel, or skip (fail when it is required)."""
     name = "model" if spec in ("model", DEFAULT_MODEL) else spec
@@ -226,7 +235,7 @@ def test_commands_that_do_not_embed_still_refuse_another_embedder(
 ) -> None:
     ns = f"t-{uuid.uuid4().hex[:12]}"
     with open_store(falkordb_url) as store:
-        ingest(store, parse_corpus(CHAIN), ns, embedder=HashingEmbedder(64))
+        ingest(store, parse_corpus(CHAIN), ns)
         try:
             who = ["--principal", "human:ana"]
             at = ["--ns", ns, "--db", falkordb_url]
@@ -237,14 +246,14 @@ def test_commands_that_do_not_embed_still_refuse_another_embedder(
                 ("write", ["forget", "nothing", *who]),
                 ("write", ["trust", "grant", "agent:bot", *who]),
             ]:
-                result = runner.invoke(app, [*command, *at, "--embedder", "hashing"])
+                result = runner.invoke(app, [*command, *at, "--embedder", "hashing:64"])
                 assert result.exit_code == 2, (command, result.output)
-                assert f"refusing a {action} with hashing:word+char3-blake2:256:norm" in (
+                assert f"refusing a {action} with hashing:word+char3-blake2:64:norm" in (
                     " ".join(result.output.split())
                 )
-                assert "hashing:word+char3-blake2:64:norm" in result.output
+                assert "written with embedder hashing:word+char3-blake2:256:norm" in result.output
             assert not (tmp_path / "out.json").exists()
-            same = runner.invoke(app, ["history", "nothing", *at, "--embedder", "hashing:64"])
+            same = runner.invoke(app, ["history", "nothing", *at, "--embedder", "hashing"])
             assert "refusing" not in same.output
             ghost = PackagedModel(
                 "ghost", "ghost-model", "mragent-no-such-dist", ("mragent-no-such-dist",),
