@@ -55,14 +55,14 @@ def main() -> None:
     samples = [rng.choice(questions) for _ in range(args.queries)]
     for depth in (1, 2, 3):
         genome = Genome(traversalDepth=depth)
-        cues = {e: [memories[e].cue_index.search(q, genome) for q in samples] for e in stores}
+        cues = {e: [memories[e].candidates(q, genome)[0] for q in samples] for e in stores}
         # Cue ids differ per engine (random ids); the cue texts chosen are the same.
         times: dict[str, list[float]] = {e: [] for e in stores}
         for i in range(len(samples)):
             for engine, store in stores.items():
                 t0 = time.perf_counter()
                 memory = memories[engine]
-                traverse(store, ns, memory.view, cues[engine][i], genome, memory.texts)
+                traverse(store, ns, memory.view, cues[engine][i], genome)
                 times[engine].append((time.perf_counter() - t0) * 1000)
         line = [f"depth {depth}:"]
         for engine, values in times.items():

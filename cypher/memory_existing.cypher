@@ -8,10 +8,13 @@
 MATCH (m:Content)
 WHERE m.ns = $ns AND m.scope IN $scopes AND (m.id IN $ids OR m.key IN $keys)
 OPTIONAL MATCH (t:Tag)-[:REFERENCES]->(m)
+WHERE t.scope IN $scopes
 WITH m, count(t) AS tags
 OPTIONAL MATCH (m)-[:SUPERSEDES]->(o:Content)
+WHERE o.scope IN $scopes
 WITH m, tags, collect(o.id) AS supersedes
 OPTIONAL MATCH (m)-[:DEPENDS_ON]->(d:Content)
+WHERE d.scope IN $scopes
 WITH m, tags, supersedes, collect(d.id) AS depends_on
 RETURN m.id AS id, m.key AS key, m.scope AS scope,
        m.forgotten_at IS NOT NULL AS forgotten, tags > 0 AS linked,

@@ -2,13 +2,9 @@
 // params: ns
 // returns: ranked
 // scope: namespace-wide: edges never cross scopes (both ends merge within one), so ranking per node is scope-safe
-// Ties break on the target tag's name so every engine ranks identically.
+// The order (rank_links fragment) breaks ties on the target tag's name.
 // The traversal expands only edges with rank <= tagFanout.
 MATCH (s)-[r:LINKED_TO]->(t:Tag)
 WHERE s.ns = $ns AND t.ns = $ns
-WITH s, r, t ORDER BY r.weight DESC, t.name ASC
-WITH s, collect(r) AS links
-UNWIND range(0, size(links) - 1) AS i
-WITH links[i] AS r, i
-SET r.rank = i + 1
+{{> rank_links s}}
 RETURN count(r) AS ranked

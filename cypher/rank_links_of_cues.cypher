@@ -6,9 +6,5 @@
 // write does not pay a pass over the whole graph.
 MATCH (c:Cue {ns: $ns, scope: $scope})-[r:LINKED_TO]->(t:Tag)
 WHERE c.text IN $texts
-WITH c, r, t ORDER BY r.weight DESC, t.name ASC
-WITH c, collect(r) AS links
-UNWIND range(0, size(links) - 1) AS i
-WITH links[i] AS r, i
-SET r.rank = i + 1
+{{> rank_links c}}
 RETURN count(r) AS ranked

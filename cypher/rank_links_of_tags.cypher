@@ -6,9 +6,5 @@
 // write does not pay a pass over the whole graph.
 MATCH (s:Tag {ns: $ns, scope: $scope})-[r:LINKED_TO]->(t:Tag)
 WHERE s.name IN $names
-WITH s, r, t ORDER BY r.weight DESC, t.name ASC
-WITH s, collect(r) AS links
-UNWIND range(0, size(links) - 1) AS i
-WITH links[i] AS r, i
-SET r.rank = i + 1
+{{> rank_links s}}
 RETURN count(r) AS ranked

@@ -1,15 +1,15 @@
-// rank_references: number each tag's outgoing REFERENCES edges 1..n, strongest first.
+// rank_references: number each tag's outgoing REFERENCES edges, strongest first.
 // params: ns
 // returns: ranked
 // scope: namespace-wide: edges never cross scopes (both ends merge within one), so ranking per node is scope-safe
 // Ties break on the content key so every engine ranks identically. Like LINKED_TO,
 // a tag expands only its `tagFanout` strongest references: a hub tag mentioned by
-// hundreds of passages would otherwise multiply every path that crosses it.
+// hundreds of passages would otherwise multiply every path that crosses it. Three
+// ranks, one per kind of read view (rank_references fragment): only references to
+// contents a reader may see take its fanout slots.
 MATCH (t:Tag)-[r:REFERENCES]->(m:Content)
 WHERE t.ns = $ns AND m.ns = $ns
 WITH t, r, m ORDER BY r.weight DESC, m.key ASC
-WITH t, collect(r) AS refs
-UNWIND range(0, size(refs) - 1) AS i
-WITH refs[i] AS r, i
-SET r.rank = i + 1
+WITH t, collect(r) AS refs, collect(m) AS ms
+{{> rank_references}}
 RETURN count(r) AS ranked

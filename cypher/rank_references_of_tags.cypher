@@ -7,8 +7,6 @@
 MATCH (s:Tag {ns: $ns, scope: $scope})-[r:REFERENCES]->(m:Content)
 WHERE s.name IN $names
 WITH s, r, m ORDER BY r.weight DESC, m.key ASC
-WITH s, collect(r) AS refs
-UNWIND range(0, size(refs) - 1) AS i
-WITH refs[i] AS r, i
-SET r.rank = i + 1
+WITH s, collect(r) AS refs, collect(m) AS ms
+{{> rank_references}}
 RETURN count(r) AS ranked

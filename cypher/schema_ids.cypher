@@ -9,6 +9,9 @@ CREATE INDEX content_id IF NOT EXISTS FOR (m:Content) ON (m.id);
 CREATE INDEX content_key IF NOT EXISTS FOR (m:Content) ON (m.ns, m.key);
 CREATE INDEX content_lineage IF NOT EXISTS FOR (m:Content) ON (m.lineage);
 CREATE INDEX content_hash IF NOT EXISTS FOR (m:Content) ON (m.hash);
+// The change feed: nodes stamped after a reader's version (index_cues, index_contents).
+CREATE INDEX cue_v IF NOT EXISTS FOR (c:Cue) ON (c.ns, c.v);
+CREATE INDEX content_v IF NOT EXISTS FOR (m:Content) ON (m.ns, m.v);
 // One MemorySpace per namespace, even when several processes write a new namespace at
 // once: MERGE alone can create two under concurrency; a uniqueness constraint cannot.
 // (Its own index replaces the plain one earlier versions created.)

@@ -1,8 +1,8 @@
 // space_schema: mark a namespace as written in the current store schema.
-// params: ns, schema
-// returns: schema
+// params: ns, schema, uid
+// returns: schema, version
 // scope: namespace-wide: the schema version belongs to the namespace
-MATCH (s:MemorySpace)
-WHERE s.ns = $ns
-SET s.schema = $schema
-RETURN s.schema AS schema
+// A namespace stamped before it had an identity gets one here ($uid, kept if set).
+{{> bump space}}
+SET space.schema = $schema, space.uid = coalesce(space.uid, $uid)
+RETURN space.schema AS schema, space.version AS version

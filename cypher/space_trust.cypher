@@ -1,8 +1,7 @@
 // space_trust: set the agents whose memories are accepted on write.
 // params: ns, trusted
-// returns: trusted
+// returns: trusted, version
 // scope: namespace-wide: who may write accepted memories is a property of the namespace
-MATCH (s:MemorySpace)
-WHERE s.ns = $ns
-SET s.trusted = $trusted
-RETURN s.trusted AS trusted
+{{> bump space}}
+SET space.trusted = $trusted
+RETURN space.trusted AS trusted, space.version AS version

@@ -1,71 +1,97 @@
-// traverse: reconstruct contents from entry cues (the literal Cue-Tag-Content shape),
-// and walk the bridge hop from passage seeds, in one round trip.
-// params: ns, scopes, trust, as_of, pending_weight, cues, fanout, decay, prune, limit,
-//   paths_per_content, seeds
-// returns: content_id, key, evidence, paths, elements, best_hops, trails, seed_id
-// render: depth 1..4
-// cues: list of {id, score} with score in (0, 1]. A path's evidence is the cue
-// score times every edge weight on it, times `decay` for each LINKED_TO hop
-// beyond the first. Only the `fanout` strongest edges out of each node are walked
-// (ranks set by rank_links and rank_references), paths revisiting a node are not evidence (and
-// engines disagree on whether they exist), paths under `prune` are dropped, and the `limit`
-// contents with the strongest single path are returned, each with its
-// strongest `paths_per_content` trails as [evidence, hops, node ids...] (cue first,
-// content last). Texts are not returned: the caller holds them, and nested maps
-// and long strings dominate the client's parse time.
-// The read view: every node on a path lies in one of $scopes; the content is live
-// (not forgotten), was the current version at record time $as_of and was then in a
-// trust state of $trust. A pending content's evidence is scaled by $pending_weight.
-UNWIND $cues AS cue
-// Bind the entry cue first: given the whole pattern at once, FalkorDB's planner
-// starts from every Content of the namespace and walks backwards (15x slower).
-MATCH (c:Cue {id: cue.id})
-WITH cue, c WHERE c.ns = $ns AND c.scope IN $scopes
-MATCH p = (c:Cue)-[:LINKED_TO*1..{{depth}}]->(t:Tag)-[:REFERENCES]->(m:Content)
-WHERE m.ns = $ns AND m.scope IN $scopes AND m.forgotten_at IS NULL
-  AND m.recorded_at <= $as_of AND (m.superseded_at IS NULL OR m.superseded_at > $as_of)
-  AND all(n IN nodes(p) WHERE n.ns = $ns AND n.scope IN $scopes)
-  AND all(r IN relationships(p) WHERE r.rank <= $fanout)
-  AND all(n IN nodes(p) WHERE single(x IN nodes(p) WHERE x = n))
-// The trust state at $as_of: the current one unless it changed after $as_of.
-WITH cue, m, p,
-     CASE WHEN m.trust_since <= $as_of THEN m.trust
-          ELSE m.trust_log[size([x IN m.trust_at WHERE x <= $as_of]) - 1] END AS trust
-WHERE trust IN $trust
-WITH m, p, length(p) - 1 AS hops,
-     reduce(e = cue.score, r IN relationships(p) | e * r.weight) * $decay ^ (length(p) - 2)
-       * CASE WHEN trust = 'accepted' THEN 1.0 ELSE $pending_weight END AS evidence
-WHERE evidence >= $prune
-WITH m, p, hops, evidence ORDER BY evidence DESC
-WITH m, max(evidence) AS best, count(p) AS paths, sum(2 * length(p) + 1) AS elements,
-     min(hops) AS best_hops,
-     collect([evidence, hops] + [n IN nodes(p) | n.id]) AS trails
-// The order is the caller's to restore: a UNION does not keep a branch's order.
-WITH m, best, paths, elements, best_hops, trails ORDER BY best DESC, m.key ASC
-LIMIT $limit
-RETURN m.id AS content_id, m.key AS key,
-       best AS evidence, paths, elements, best_hops,
-       trails[0..$paths_per_content] AS trails, null AS seed_id
-UNION ALL
-// The bridge walk. seeds: content ids of passage seeds (empty below depth 2). A
-// seed's primary tag (REFERENCES weight 1.0) links (LINKED_TO) to a tag the seed's
-// text mentions (the seed REFERENCES it too), and that tag is the primary tag of the
-// bridged content: the literal (Content)<-(Tag)-[:LINKED_TO]->(Tag)-[:REFERENCES]->
-// (Content) hop of a bridge question. Backward links are not walked. Rows: one per
-// (seed, bridged content), with only content_id and seed_id set.
-UNWIND $seeds AS seed
-MATCH (s:Content {id: seed})
-WITH s WHERE s.ns = $ns AND s.scope IN $scopes
-MATCH (a:Tag)-[r1:REFERENCES]->(s)
-WHERE a.ns = $ns AND a.scope IN $scopes AND r1.weight >= 1.0
-MATCH (a)-[:LINKED_TO]->(b:Tag)-[:REFERENCES]->(s)
-WHERE b.ns = $ns AND b.scope IN $scopes
-MATCH (b)-[r2:REFERENCES]->(m:Content)
-WHERE r2.weight >= 1.0 AND m <> s
-  AND m.ns = $ns AND m.scope IN $scopes AND m.forgotten_at IS NULL
-  AND m.recorded_at <= $as_of AND (m.superseded_at IS NULL OR m.superseded_at > $as_of)
-  AND (CASE WHEN m.trust_since <= $as_of THEN m.trust
-         ELSE m.trust_log[size([x IN m.trust_at WHERE x <= $as_of]) - 1] END) IN $trust
-WITH DISTINCT s, m
-RETURN m.id AS content_id, null AS key, null AS evidence, null AS paths,
-       null AS elements, null AS best_hops, null AS trails, s.id AS seed_id
+// traverse: one question's round trip. Confirm the entry candidates under the read
+// view, reconstruct contents from the confirmed cues (the literal Cue-Tag-Content
+// shape), walk the bridge hop from the confirmed passage seeds, and report the
+// namespace version the answer was read at.
+// params: ns, scopes, trust, as_of, pending_weight, candidates, cue_k, fanout, decay,
+//   prune, limit, paths_per_content, bridges
+// returns: version, uid, entries, found, bridged
+// render: depth 1..4, rank {rank|rank_pending|rank_all}
+// candidates: [{id, score, seed}] in the reader's order: cue ids with scores in (0, 1],
+// seed the id of the content a passage seed enters for (null for a cue-search hit).
+// A seed is confirmed when its content is visible (the visible fragment), a cue when it
+// leads in one ranked hop (LINKED_TO and REFERENCES ranks within $fanout) to a visible
+// content; the first $cue_k confirmed are the entry points (entries: [position,
+// seed id, key, title, text], the seed fields null for a cue), so nothing the view
+// hides can be an entry point or show its words.
+// The traversal: a path's evidence is the cue score times every edge weight on it,
+// times $decay for each LINKED_TO hop beyond the first. Only the $fanout strongest edges
+// out of each node are walked, checked while the paths are expanded: LINKED_TO ranks by
+// rank_links, REFERENCES ranks by rank_references, in the property `rank` names for the
+// view (rank: accepted, rank_pending: accepted or pending, rank_all: a read at an
+// earlier record time), so work is bounded by the genome and an edge to an invisible
+// content takes no slot. Paths revisiting a node are not evidence (and engines disagree
+// on whether they exist), paths under $prune are dropped, and the $limit contents with
+// the strongest single path are returned (found: [id, key, title, text, evidence,
+// paths, elements, best hops, trails], strongest first, ties on the key), each with its
+// strongest $paths_per_content trails as [evidence, hops, node ids...] (cue first,
+// content last). A pending content's evidence is scaled by $pending_weight.
+// The bridge walk ($bridges: traversalDepth >= 2): from each confirmed seed, its primary
+// tag (REFERENCES weight 1.0) links (LINKED_TO) to a tag the seed's text mentions (the
+// seed REFERENCES it too), and that tag is the primary tag of the bridged content: the
+// literal (Content)<-(Tag)-[:LINKED_TO]->(Tag)-[:REFERENCES]->(Content) hop of a bridge
+// question (bridged: [seed id, id, key, title, text]). Backward links are not walked.
+// Every text handed back is read here, under the view, in this round trip: the reader
+// keeps no copy of any content's text.
+MATCH (space:MemorySpace)
+WHERE space.ns = $ns
+WITH space
+CALL {
+  UNWIND range(0, size($candidates) - 1) AS i
+  WITH i, $candidates[i] AS cand
+  // The id lookup first (a WHERE on the MATCH would let FalkorDB scan the ns index).
+  MATCH (c:Cue {id: cand.id})
+  WITH i, cand, c WHERE c.ns = $ns AND c.scope IN $scopes
+  OPTIONAL MATCH (seed:Content {id: cand.seed})
+  WHERE {{> visible seed}}
+  // One ranked hop, written as a variable-length step so FalkorDB checks the rank
+  // of each LINKED_TO edge while it expands (a keyword cue may link to thousands).
+  WITH i, cand, seed,
+       size([(c)-[e:LINKED_TO*1..1]->(t:Tag)-[r:REFERENCES]->(x:Content)
+             WHERE {{> linked_ranked e}} AND r.{{rank}} <= $fanout AND t.scope IN $scopes
+               AND {{> visible x}} | 1]) AS reach
+  WHERE seed IS NOT NULL OR (cand.seed IS NULL AND reach > 0)
+  WITH i, seed ORDER BY i
+  WITH collect([i, seed.id, seed.key, seed.title, seed.text]) AS confirmed
+  RETURN confirmed[0..$cue_k] AS entries
+}
+CALL {
+  WITH entries
+  UNWIND entries AS entry
+  WITH $candidates[entry[0]] AS cand
+  // Bind the entry cue first: given the whole pattern at once, FalkorDB's planner
+  // starts from every Content of the namespace and walks backwards (15x slower).
+  MATCH (c:Cue {id: cand.id})
+  WITH cand, c WHERE c.ns = $ns AND c.scope IN $scopes
+  MATCH p = (c:Cue)-[e:LINKED_TO*1..{{depth}}]->(t:Tag)-[r:REFERENCES]->(m:Content)
+  WHERE {{> linked_ranked e}} AND r.{{rank}} <= $fanout
+    AND all(n IN nodes(p) WHERE n.ns = $ns AND n.scope IN $scopes)
+    AND all(n IN nodes(p) WHERE single(x IN nodes(p) WHERE x = n))
+    AND {{> visible m}}
+  WITH cand, m, p, {{> trust_at m}} AS trust
+  WITH m, p, length(p) - 1 AS hops,
+       reduce(ev = cand.score, x IN relationships(p) | ev * x.weight) * $decay ^ (length(p) - 2)
+         * CASE WHEN trust = 'accepted' THEN 1.0 ELSE $pending_weight END AS evidence
+  WHERE evidence >= $prune
+  WITH m, p, hops, evidence ORDER BY evidence DESC
+  WITH m, max(evidence) AS best, count(p) AS paths, sum(2 * length(p) + 1) AS elements,
+       min(hops) AS best_hops, collect([evidence, hops] + [n IN nodes(p) | n.id]) AS trails
+  WITH m, best, paths, elements, best_hops, trails ORDER BY best DESC, m.key ASC
+  LIMIT $limit
+  RETURN collect([m.id, m.key, m.title, m.text, best, paths, elements, best_hops,
+                  trails[0..$paths_per_content]]) AS found
+}
+CALL {
+  WITH entries
+  UNWIND [entry IN entries WHERE $bridges AND entry[1] IS NOT NULL | entry[1]] AS seed_id
+  MATCH (s:Content {id: seed_id})
+  WITH s WHERE s.ns = $ns AND s.scope IN $scopes
+  MATCH (a:Tag)-[r1:REFERENCES]->(s)
+  WHERE a.ns = $ns AND a.scope IN $scopes AND r1.weight >= 1.0
+  MATCH (a)-[:LINKED_TO]->(b:Tag)-[:REFERENCES]->(s)
+  WHERE b.ns = $ns AND b.scope IN $scopes
+  MATCH (b)-[r2:REFERENCES]->(m:Content)
+  WHERE r2.weight >= 1.0 AND m <> s AND {{> visible m}}
+  WITH DISTINCT s, m
+  RETURN collect([s.id, m.id, m.key, m.title, m.text]) AS bridged
+}
+RETURN space.version AS version, space.uid AS uid, entries, found, bridged

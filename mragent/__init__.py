@@ -14,9 +14,46 @@ The subpackages are layers, each importing only the ones before it
 * :mod:`mragent.apps`: evaluation, bench, negative evaluation, datasets,
   explain and its views, export/import, re-embedding, migrations.
 * :mod:`mragent.evolution`: NSGA-II over the genome, the acceptance gate, reports.
+* :mod:`mragent.facade`: the agents' facade, re-exported here.
+* :mod:`mragent.mcp_server`: the MCP server on the official SDK.
 * :mod:`mragent.cli`: the ``mragent`` command line on top.
 
-This module will become the agents' facade and may import any layer below the CLI.
+Agents start here::
+
+    from mragent import open_memory
+
+    with open_memory("team", principal="agent:scout") as memory:
+        memory.remember("The build server is in Oslo.")
+        print(memory.recall("Where is the build server?").answer)
+
+The layers below stay public for everything else.
 """
 
+from mragent.facade import (
+    ContextItem,
+    Forgotten,
+    MemorySession,
+    Recall,
+    ReviewSession,
+    Written,
+    open_memory,
+    open_review,
+)
+from mragent.memory.principal import Principal
+from mragent.memory.records import MemoryRecord
+
 __version__ = "0.1.0"
+
+__all__ = [
+    "ContextItem",
+    "Forgotten",
+    "MemoryRecord",
+    "MemorySession",
+    "Principal",
+    "Recall",
+    "ReviewSession",
+    "Written",
+    "__version__",
+    "open_memory",
+    "open_review",
+]

@@ -25,6 +25,8 @@ import pytest
 from mragent.core.errors import BackendUnavailable
 from mragent.core.store import embedded, open_store
 from mragent.core.store.base import GraphStore
+from mragent.memory.credentials import editing, os_user
+from mragent.memory.principal import Principal
 from tests.fixtures import CHAIN
 
 ENGINES = ("falkordb", "neo4j", "memgraph")
@@ -79,6 +81,35 @@ def audit_log_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Each test's writes go to its own audit log, never to a working tree's."""
     path = tmp_path / "audit.jsonl"
     monkeypatch.setenv("MRAGENT_AUDIT_LOG", str(path))
+    return path
+
+
+@pytest.fixture(autouse=True)
+def credentials_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Each test starts in the single-user default: its own credentials file, absent
+    until a test writes it, and no token in the environment."""
+    path = tmp_path / "credentials.json"
+    monkeypatch.setenv("MRAGENT_CREDENTIALS", str(path))
+    for name in ("MRAGENT_TOKEN", "MRAGENT_TOKEN_FILE"):
+        monkeypatch.delenv(name, raising=False)
+    return path
+
+
+@pytest.fixture
+def agent_token(credentials_path: Path) -> str:
+    """Credentials configured: the OS user is human:ana, agent:scout holds the returned
+    token; both read and write the shared scope only."""
+    with editing(credentials_path) as creds:
+        creds.add(Principal("human", "ana"), read=["shared"], write=["shared"], user=os_user())
+        token = creds.add(Principal("agent", "scout"), read=["shared"], write=["shared"])
+    assert token is not None
+    return token
+
+
+def index_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Each test's readers persist their index copies in its own directory."""
+    path = tmp_path / "index"
+    monkeypatch.setenv("MRAGENT_INDEX_DIR", str(path))
     return path
 
 

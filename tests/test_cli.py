@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+import mragent
 from mragent.cli import app
 from mragent.core.genome import GENES, PRESETS
 from mragent.core.store import open_store
@@ -24,6 +25,12 @@ def test_help_lists_commands() -> None:
     assert result.exit_code == 0
     for command in ("ingest", "bench", "evolve", "explain", "db", "genome"):
         assert command in result.output
+
+
+def test_version_prints_the_package_version() -> None:
+    result = runner.invoke(app, ["--version"])
+    assert result.exit_code == 0
+    assert result.output.strip() == f"mragent {mragent.__version__}"
 
 
 def test_ingest_then_bench(corpus_file: Path, falkordb_url: str, tmp_path: Path) -> None:
@@ -49,7 +56,7 @@ def test_ingest_then_bench(corpus_file: Path, falkordb_url: str, tmp_path: Path)
             falkordb_url,
             "--genome",
             "deep",
-            "--json",
+            "--out",
             str(out),
         ],
     )

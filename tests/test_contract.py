@@ -12,44 +12,40 @@ from mragent.core.embedding import HashingEmbedder
 from mragent.core.errors import EmbeddingMismatch, QueryError
 from mragent.core.extract import RuleExtractor
 from mragent.core.genome import Genome
+from mragent.core.retrieval.cue_search import CueHit
+from mragent.core.retrieval.reconstruct import traverse
 from mragent.core.store.base import GraphStore
 from mragent.core.view import ReadView
 from mragent.memory.audit import AuditLog
-from mragent.memory.ingest import WriteStamp, build_batches, namespace_stats
+from mragent.memory.ingest import WriteStamp, build_batches, namespace_stats, prepare_write
 from mragent.memory.reader import Memory
 from tests.fixtures import CHAIN, INJECTIONS, TESTER, ingest
 
 pytestmark = pytest.mark.backend
 
 
+def _cues(store: GraphStore, ns: str) -> list[dict]:
+    """Every cue of the namespace, from the change feed's first page."""
+    return _feed(store, ns, -1)
+
+
+def _feed(store: GraphStore, ns: str, since: int) -> list[dict]:
+    params = {"ns": ns, "scopes": ["shared"], "since": since, "after": "", "limit": 1000}
+    return store.run("index_cues", params)
+
+
 def _cue_id(store: GraphStore, ns: str, text: str) -> str:
-    return next(
-        r["id"]
-        for r in store.run("cue_snapshot", {"ns": ns, **ReadView().params()})
-        if r["text"] == text
-    )
+    return next(r["id"] for r in _cues(store, ns) if r["text"] == text)
 
 
 def _traverse(
     store: GraphStore, ns: str, cue: str, depth: int, fanout: int = 8, prune: float = 0.0
 ) -> list[tuple[str, float, int, int]]:
-    rows = store.run(
-        "traverse",
-        {
-            "ns": ns,
-            **ReadView().params(),
-            "pending_weight": 0.5,
-            "cues": [{"id": _cue_id(store, ns, cue), "score": 1.0}],
-            "fanout": fanout,
-            "decay": 0.8,
-            "prune": prune,
-            "limit": 50,
-            "paths_per_content": 4,
-            "seeds": [],
-        },
-        depth=depth,
-    )
-    return [(r["key"], round(r["evidence"], 6), r["best_hops"], r["paths"]) for r in rows]
+    genome = Genome(traversalDepth=depth, tagFanout=fanout, pruneThreshold=prune, maxContent=20)
+    hit = CueHit(_cue_id(store, ns, cue), cue, 0.0, 0.0, 1.0, 1.0)
+    found = traverse(store, ns, ReadView(), [hit], genome, bridges=False)
+    assert found is not None and found.entries == [hit]
+    return [(c.key, round(c.evidence, 6), c.hops, c.paths) for c in found.candidates]
 
 
 def test_schema_is_idempotent(store: GraphStore) -> None:
@@ -67,6 +63,10 @@ def test_ingest_builds_the_graph_model_and_is_idempotent(store: GraphStore, ns: 
     assert second.nodes_after == first.nodes_after
     ids = {r["id"] for r in store.run("content_snapshot", {"ns": ns, **ReadView().params()})}
     assert len(ids) == 4 and all(len(i) == 36 and i[14] == "4" for i in ids)  # uuid4
+    # Re-ingesting bumped the version but stamped nothing new: the feed has nothing after it.
+    version = store.run("get_space", {"ns": ns})[0]["version"]
+    assert version >= 2
+    assert _feed(store, ns, version - 1) == [] and len(_feed(store, ns, -1)) == 4
 
 
 def _expected_rows(depth: int) -> list[tuple[str, float, int, int]]:
@@ -129,9 +129,7 @@ def test_injection_payloads_are_stored_as_data(store: GraphStore, ns: str, paylo
     assert stats["contents"] == 2 and stats["tags"] == 2
     rows = {r["key"]: r for r in store.run("content_snapshot", {"ns": ns, **ReadView().params()})}
     assert rows[payload]["text"] == payload and rows[payload]["title"] == payload
-    assert payload in {
-        r["text"] for r in store.run("cue_snapshot", {"ns": ns, **ReadView().params()})
-    }
+    assert payload in {r["text"] for r in _cues(store, ns)}
 
 
 def test_injection_in_namespace_parameter_stays_data(store: GraphStore, ns: str) -> None:
@@ -154,24 +152,10 @@ def test_namespaces_are_isolated(store: GraphStore, ns: str) -> None:
         a = {r["text"] for r in store.run("content_snapshot", {"ns": ns, **ReadView().params()})}
         assert "Lisbon lies on the Tagus." in a and not any("namespace B" in t for t in a)
         assert _traverse(store, ns, "Acme", 3)[-1][0] == "lisbon"
-        cue_ids = {r["id"] for r in store.run("cue_snapshot", {"ns": other, **ReadView().params()})}
-        rows = store.run(
-            "traverse",
-            {
-                "ns": ns,
-                **ReadView().params(),
-                "pending_weight": 0.5,
-                "cues": [{"id": i, "score": 1.0} for i in cue_ids],
-                "fanout": 8,
-                "decay": 0.8,
-                "prune": 0.0,
-                "limit": 50,
-                "paths_per_content": 4,
-                "seeds": [],
-            },
-            depth=3,
-        )
-        assert rows == []  # B's cues cannot open A's memory
+        hits = [CueHit(r["id"], r["text"], 0.0, 0.0, 1.0, 1.0) for r in _cues(store, other)]
+        found = traverse(store, ns, ReadView(), hits, Genome(traversalDepth=3, tagFanout=8))
+        assert found is not None
+        assert (found.entries, found.candidates) == ([], [])  # B's cues cannot open A's memory
     finally:
         store.run("delete_namespace", {"ns": other})
 
@@ -180,9 +164,10 @@ def test_native_vector_index_answers(store: GraphStore, ns: str) -> None:
     ingest(store, parse_corpus(CHAIN), ns)
     memory = Memory(store, ns)
     vector = memory.embedder.embed_queries(["Jane Roe"])[0]
-    hits = memory.cue_index.native_dense(store, ns, ("shared",), vector, k=2)
+    cues = memory.index.cues
+    hits = cues.native_dense(store, ns, ("shared",), vector, cues.admitted(("shared",)), k=2)
     top = max(hits, key=hits.get)
-    assert memory.cue_index.texts[memory.cue_index.position[top]] == "Jane Roe"
+    assert cues.texts[cues.slot_of[top]] == "Jane Roe"
     assert hits[top] == pytest.approx(1.0, abs=1e-3)
 
 
@@ -192,9 +177,18 @@ def test_mixed_embedder_write_is_refused(store: GraphStore, ns: str) -> None:
         ingest(store, parse_corpus(CHAIN), ns, embedder=HashingEmbedder(64))
 
 
+def test_a_batch_without_its_namespace_writes_nothing(store: GraphStore, ns: str) -> None:
+    stamp = WriteStamp(TESTER)
+    batch = build_batches(parse_corpus(CHAIN), RuleExtractor(), HashingEmbedder(), stamp)[0]
+    params = batch.params(ns, "shared", AuditLog().seal)
+    assert store.run("ingest_batch", params) == []  # no version row
+    assert namespace_stats(store, ns)["contents"] == 0
+
+
 def test_a_failing_batch_writes_nothing(store: GraphStore, ns: str) -> None:
     stamp = WriteStamp(TESTER)
     batch = build_batches(parse_corpus(CHAIN), RuleExtractor(), HashingEmbedder(), stamp)[0]
+    prepare_write(store, ns, HashingEmbedder())
     params = batch.params(ns, "shared", AuditLog().seal)
     params["refs"] = [*params["refs"], {"tag": "Acme", "content": "acme", "weight": {"x": 1}}]
     with pytest.raises(QueryError), store.transaction() as tx:

@@ -191,7 +191,7 @@ def test_bench_reads_a_dataset_and_reports_recall(falkordb_url: str, tmp_path: P
     args = ["bench", "--dataset", "hotpotqa", "--path", str(FIXTURES / "hotpotqa_mini.json")]
     args += ["--corpus", str(FIXTURES / "hotpotqa_mini_corpus.json"), "--db", falkordb_url]
     result = CliRunner().invoke(
-        app, [*args, "--ns", f"ds-{tmp_path.name[-20:]}", "--json", str(out)]
+        app, [*args, "--ns", f"ds-{tmp_path.name[-20:]}", "--out", str(out)]
     )
     assert result.exit_code == 0, result.output
     report = json.loads(out.read_text(encoding="utf-8"))

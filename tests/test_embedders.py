@@ -284,8 +284,8 @@ def test_contents_carry_their_passage_embedding(store: GraphStore, ns: str) -> N
     texts = [passage_text(row["title"], row["text"]) for row in rows]
     stored = np.array([row["embedding"] for row in rows], dtype=np.float32)
     np.testing.assert_allclose(stored, embedder.embed_passages(texts), atol=1e-6)
-    cues = store.run("cue_snapshot", {"ns": ns, "scopes": ["shared"],
-                                      "trust": ["accepted"], "as_of": 1e12})  # fmt: skip
+    cues = store.run("index_cues", {"ns": ns, "scopes": ["shared"], "since": -1,
+                                    "after": "", "limit": 10_000})  # fmt: skip
     vectors = np.array([row["embedding"] for row in cues], dtype=np.float32)
     np.testing.assert_allclose(
         vectors, embedder.embed_passages([c["text"] for c in cues]), atol=1e-6
@@ -402,8 +402,8 @@ def private_graph(
     def opened(db: str | None = None) -> GraphStore:
         return FalkorStore(host, port, graph=graph, password=parts.password)
 
-    for module in ("ingest", "reembed", "memory"):
-        monkeypatch.setattr(f"mragent.cli.{module}.open_store", opened)
+    for module in ("cli.ingest", "cli.reembed", "cli.memory", "facade.open"):
+        monkeypatch.setattr(f"mragent.{module}.open_store", opened)
     yield opened
     client = FalkorDB(host=host, port=port, password=parts.password)
     client.select_graph(graph).delete()

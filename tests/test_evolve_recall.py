@@ -213,7 +213,7 @@ def test_cli_picks_recall_for_datasets_and_records_the_depth_bound(
     from mragent.cli.app import app
 
     ns = f"t-recall-cli-{uuid.uuid4().hex[:8]}"
-    args = ["evolve", "--dataset", "musique", "--path", str(QUESTIONS), "--pool", str(POOL)]
+    args = ["evolve", "--dataset", "musique", "--path", str(QUESTIONS), "--corpus", str(POOL)]
     args += ["--db", falkor_store.secret_url, "--ns", ns, "--out", str(tmp_path)]
     args += ["--generations", "0", "--population", "4", "--max-depth", "2", "--split", "0.5"]
     try:
@@ -223,7 +223,7 @@ def test_cli_picks_recall_for_datasets_and_records_the_depth_bound(
         assert report["objective"] == "recall"
         assert report["gene_ranges"] == [{"gene": "traversalDepth", "low": 1.0, "high": 2.0}]
         assert all(t["genome"]["traversalDepth"] <= 2 for t in report["archive"])
-        assert "genome 1: R@5" in result.output
+        assert "#1 gen 0: R@5" in result.output
         bad = CliRunner().invoke(app, [*args, "--max-depth", "7"])
         assert bad.exit_code == 2
     finally:

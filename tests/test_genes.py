@@ -13,10 +13,11 @@ from mragent.core.corpus import parse_corpus
 from mragent.core.embedding import HashingEmbedder
 from mragent.core.genome import Fusion, Genome, PromptStrategy, Rerank
 from mragent.core.retrieval.cue_search import CueIndex
-from mragent.core.retrieval.fusion import fuse
+from mragent.core.retrieval.fusion import Side, fuse
 from mragent.core.retrieval.passage_entry import DensePassages, fused_passages
 from mragent.core.retrieval.reconstruct import Candidate, Trail
 from mragent.core.retrieval.rerank import rerank
+from mragent.core.retrieval.sparse_index import SparseHits
 from mragent.core.retrieval.synthesis import assemble
 from mragent.core.store.base import GraphStore
 from mragent.memory.reader import Memory
@@ -95,20 +96,30 @@ def test_efSearch_sets_the_hnsw_recall_ceiling() -> None:
     vectors = rng.normal(size=(4000, 32)).astype(np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     ids = [f"c{i}" for i in range(len(vectors))]
-    index = CueIndex(ids, ids, vectors, HashingEmbedder(32))
+    index = _cue_index(ids, vectors)
     queries = rng.normal(size=(50, 32)).astype(np.float32)
+    every = index.admitted(("shared",))
 
     def recall(ef: int) -> float:
         hits = 0
         for q in queries:
             q /= np.linalg.norm(q)
-            exact = set(index.exact_dense(q, 16))
-            hits += len(exact & set(index.dense(q, ef, k=16)))
+            exact = set(index.exact_dense(q, 16, every))
+            hits += len(exact & set(index.dense(q, ef, every, k=16)))
         return hits / (16 * len(queries))
 
     low, high = recall(16), recall(256)
     assert low < high and high > 0.98
     assert memory_work(16) < memory_work(256)
+
+
+def _cue_index(texts: list[str], vectors: np.ndarray) -> CueIndex:
+    index = CueIndex(vectors.shape[1])
+    index.add(
+        {"id": text, "text": text, "scope": "shared", "embedding": vector}
+        for text, vector in zip(texts, vectors, strict=True)
+    )
+    return index
 
 
 def memory_work(ef: int) -> int:
@@ -122,43 +133,66 @@ def memory_work(ef: int) -> int:
 def test_hybridAlpha_moves_between_sparse_and_dense() -> None:
     embedder = HashingEmbedder()
     texts = ["violinist", "renowned"]
-    index = CueIndex(texts, texts, embedder.embed_passages(texts), embedder)
+    index = _cue_index(texts, embedder.embed_passages(texts))
+    vector, every = embedder.embed_queries(["violinists"])[0], index.admitted(("shared",))
     # "violinists" shares no word with any cue, only character trigrams with "violinist".
-    sparse_only = index.search("violinists", Genome(hybridAlpha=0.0))
-    dense_only = index.search("violinists", Genome(hybridAlpha=1.0))
+    sparse_only = index.search("violinists", vector, Genome(hybridAlpha=0.0), every, 5)
+    dense_only = index.search("violinists", vector, Genome(hybridAlpha=1.0), every, 5)
     assert sparse_only == [] and next(h.text for h in dense_only) == "violinist"
 
 
 def test_hybridAlpha_efSearch_and_fusion_act_on_dense_passage_entry() -> None:
     embedder = HashingEmbedder()
     texts = ["Kreisler was a violinist.", *(f"Mill {i} makes paper in Lisbon." for i in range(39))]
-    rows = [{"embedding": list(v)} for v in embedder.embed_passages(texts)]
-    passages = DensePassages(rows, embedder.identity.dimension)
+    passages = DensePassages()
+    for slot, vector in enumerate(embedder.embed_passages(texts)):
+        passages.set(slot, vector, f"c{slot}")
+    keys = [f"k{slot:02d}" for slot in range(len(texts))]
+    every = np.ones(len(texts), dtype=bool)
     vector = embedder.embed_queries(["violinists"])[0]
     # BM25 (say on "Lisbon") found the mills only; "violinists" reaches Kreisler by trigrams.
-    sparse = {i: 1.0 + i / 100 for i in range(1, 40)}
+    mills = np.arange(1, 40, dtype=np.int32)
+    sparse = SparseHits(mills, 1.0 + mills / 100)
+    nothing = SparseHits(np.zeros(0, np.int32), np.zeros(0, np.float64))
+
+    def fused(hits: SparseHits, genome: Genome) -> dict[int, float]:
+        found = fused_passages(hits, passages, vector, every, genome, keys)
+        return dict(zip(found.slots.tolist(), found.scores.tolist(), strict=True))
 
     def top(genome: Genome) -> int:
-        scores = fused_passages(sparse, passages, vector, genome)
+        scores = fused(sparse, genome)
         return max(scores, key=lambda i: (scores[i], -i))
 
-    assert fused_passages(sparse, passages, vector, Genome(hybridAlpha=0.0)) == sparse
+    assert fused(sparse, Genome(hybridAlpha=0.0)) == dict(
+        zip(mills.tolist(), (1.0 + mills / 100).tolist(), strict=True)
+    )
     assert top(Genome(hybridAlpha=0.0)) == 39 and top(Genome(hybridAlpha=1.0)) == 0
     # efSearch bounds how many passages the dense half hands to the fusion.
-    narrow = fused_passages({}, passages, vector, Genome(hybridAlpha=1.0, efSearch=16))
-    wide = fused_passages({}, passages, vector, Genome(hybridAlpha=1.0, efSearch=64))
+    narrow = fused(nothing, Genome(hybridAlpha=1.0, efSearch=16))
+    wide = fused(nothing, Genome(hybridAlpha=1.0, efSearch=64))
     assert len(narrow) == 16 and len(wide) == 32
     # RRF sees ranks only: a mill ranked on both sides beats Kreisler, first on one;
     # linear fusion keeps Kreisler's wide dense margin over the mills.
     assert top(Genome(hybridAlpha=0.7)) != 0
     assert top(Genome(hybridAlpha=0.7, fusion=Fusion.LINEAR)) == 0
+    # A passage the view does not admit never enters, however near.
+    hidden = every.copy()
+    hidden[0] = False
+    found = fused_passages(sparse, passages, vector, hidden, Genome(hybridAlpha=1.0), keys)
+    assert 0 not in found.slots.tolist()
 
 
 def test_fusion_methods_order_cues_differently() -> None:
     dense = {"a": 0.2, "b": 0.1, "c": 1.0, "d": 0.4}
     sparse = {"a": 4.4, "b": 0.6, "c": 0.1, "d": 4.3}
     orders = {
-        m: [k for k, _ in sorted(fuse(m, dense, sparse, 0.5).items(), key=lambda kv: -kv[1])]
+        m: [
+            k
+            for k, _ in sorted(
+                fuse(m, Side.of(dense, str), Side.of(sparse, str), 0.5).items(),
+                key=lambda kv: -kv[1],
+            )
+        ]
         for m in Fusion
     }
     # RRF sees only ranks (a is 1st and 3rd, d 2nd and 2nd); linear min-max keeps d's

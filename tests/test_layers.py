@@ -1,9 +1,11 @@
-"""The packages are layers and import only downward: core < memory < apps < evolution < cli.
+"""The packages are layers and import only downward:
+core < memory < apps < evolution < facade < mcp_server < cli.
 
 A module's layer is its first subpackage under ``mragent``. Every import is
 checked, at module level or inside a function, including ``TYPE_CHECKING``
-blocks and relative imports. ``mragent/__init__.py`` is the facade and may
-import any layer below the CLI.
+blocks and relative imports. ``mragent/__init__.py`` re-exports the facade and
+sits on its layer: it may import any layer up to the facade, and nothing below
+the MCP server may import it.
 """
 
 from __future__ import annotations
@@ -14,10 +16,10 @@ from pathlib import Path
 
 import mragent
 
-LAYERS = ("core", "memory", "apps", "evolution", "cli")
+LAYERS = ("core", "memory", "apps", "evolution", "facade", "mcp_server", "cli")
 PACKAGE = Path(mragent.__file__).resolve().parent
-# The facade may import every layer below the CLI, and no layer may import it.
-FACADE_LAYER = LAYERS.index("evolution")
+# `mragent` itself is the facade's public name: it stands on the facade's layer.
+FACADE_LAYER = LAYERS.index("facade")
 
 
 def _module_name(path: Path, package: Path = PACKAGE) -> str:
@@ -51,9 +53,10 @@ def _imported(module: str, is_package: bool, tree: ast.AST) -> Iterator[tuple[in
             else:
                 target = node.module or ""
             if target == "mragent":
-                # `from mragent import memory`: the names are the subpackages.
+                # `from mragent import memory` names a subpackage; any other name
+                # (`open_memory`, `__version__`) is the facade the package re-exports.
                 for alias in node.names:
-                    yield node.lineno, f"mragent.{alias.name}"
+                    yield node.lineno, f"mragent.{alias.name}" if alias.name in LAYERS else target
             else:
                 yield node.lineno, target
 

@@ -65,7 +65,7 @@ def test_a_legacy_namespace_is_refused_then_migrated(
     ]
     assert "lisbon" in keys
     records = Memories(store, ns, AuditLog(audit_log_path)).records(
-        [row["id"] for row in memory.contents]
+        [row["id"] for row in memory.snapshot()]
     )
     assert len(records) == 4
     for record in records:

@@ -1,4 +1,4 @@
-"""The query registry and the one door for interpolation."""
+"""The query registry, its fragments and the one door for interpolation."""
 
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from mragent.core import queries
 from mragent.core.errors import ConfigError, QueryError
-from mragent.core.queries import ENGINES, get_query, query_dir, query_names
+from mragent.core.queries import ENGINES, FRAGMENTS, get_query, query_dir, query_names
 from tests.fixtures import INJECTIONS
 
 
@@ -20,26 +21,56 @@ def test_every_query_file_parses_on_every_engine() -> None:
             assert get_query(name, engine).name == name
 
 
-def test_only_declared_integer_placeholders_exist() -> None:
+def _query_files() -> list[Path]:
+    return [p for p in query_dir().rglob("*.cypher") if FRAGMENTS not in p.parts]
+
+
+def test_only_declared_placeholders_exist() -> None:
     for path in query_dir().rglob("*.cypher"):
         placeholders = set(re.findall(r"\{\{(\w+)\}\}", path.read_text()))
-        assert placeholders <= {"depth", "dimension"}, path
+        assert placeholders <= {"chunk", "depth", "dimension", "rank"}, path
+
+
+# The design's shape, with relationship variables allowed (the rank filters name them).
+_LITERAL = r"\(c:Cue\)-\[\w*:LINKED_TO\*1\.\.3\]->\(t:Tag\)-\[\w*:REFERENCES\]->\(m:Content\)"
 
 
 def test_traverse_is_the_literal_pattern() -> None:
-    text = get_query("traverse", "neo4j").render(depth=3)
-    assert "(c:Cue)-[:LINKED_TO*1..3]->(t:Tag)-[:REFERENCES]->(m:Content)" in text
+    for engine in ENGINES:
+        text = get_query("traverse", engine).render(depth=3, rank="rank")
+        literal = (
+            r"\(c:Cue\)-\[\w*:LINKED_TO\*1\.\.3\]->\(t:Tag\)-\[\w*:REFERENCES\]->\(m:Content\)"
+        )
+        assert re.search(literal, text), engine
+
+
+@pytest.mark.parametrize("bad", [0, -1, True, 2.0, "2", "1 ROWS } MATCH (n) DETACH DELETE n //"])
+def test_a_chunk_size_is_an_in_range_int(bad: object) -> None:
+    with pytest.raises(ConfigError, match="chunk"):
+        get_query("rank_links", "neo4j").render(chunk=bad)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("bad", [0, 5, -1, True, 2.0, "2", "1..9] DETACH DELETE n //"])
 def test_render_refuses_anything_but_an_in_range_int(bad: object) -> None:
     with pytest.raises(ConfigError, match="depth"):
-        get_query("traverse", "falkordb").render(depth=bad)  # type: ignore[arg-type]
+        get_query("traverse", "falkordb").render(depth=bad, rank="rank")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("bad", ["weight", "rank OR 1=1", "", 1, "RANK"])
+def test_render_refuses_an_identifier_outside_its_closed_set(bad: object) -> None:
+    with pytest.raises(ConfigError, match="rank"):
+        get_query("traverse", "neo4j").render(depth=2, rank=bad)  # type: ignore[arg-type]
+
+
+def test_render_takes_each_identifier_of_the_closed_set() -> None:
+    for rank in ("rank", "rank_pending", "rank_all"):
+        text = get_query("traverse", "neo4j").render(depth=2, rank=rank)
+        assert f"r.{rank} <= $fanout" in text and "{{" not in text
 
 
 def test_render_refuses_undeclared_placeholders() -> None:
     with pytest.raises(ConfigError):
-        get_query("traverse", "falkordb").render(depth=2, ns=1)
+        get_query("traverse", "falkordb").render(depth=2, rank="rank", ns=1)
 
 
 @pytest.mark.parametrize("payload", INJECTIONS)
@@ -50,16 +81,117 @@ def test_params_must_match_the_header(payload: str) -> None:
         template.check_params({"ns": "a", payload: 1})
 
 
-def _data_queries() -> list[Path]:
-    """Every query file but the schema statements (indexes span the database)."""
-    return [p for p in query_dir().rglob("*.cypher") if not p.stem.startswith("schema_")]
+# -- fragments -------------------------------------------------------------------------
+
+
+def test_fragments_are_expanded_once_per_engine() -> None:
+    for name in query_names():
+        for engine in ENGINES:
+            assert "{{>" not in get_query(name, engine).text, (name, engine)
+    falkor, neo = get_query("ingest_batch", "falkordb"), get_query("ingest_batch", "neo4j")
+    assert "c.embedding = vecf32(rec.embedding)" in falkor.text
+    assert "c.embedding = rec.embedding" in neo.text and "vecf32" not in neo.text
+    assert "e.rank <= $fanout" in get_query("traverse", "falkordb").text
+    assert "all(link IN e WHERE link.rank <= $fanout)" in get_query("traverse", "neo4j").text
+
+
+def test_the_engine_copy_of_ingest_batch_is_gone() -> None:
+    for engine in ENGINES:
+        assert not (query_dir() / engine / "ingest_batch.cypher").exists()
+        assert not (query_dir() / engine / "reembed_write.cypher").exists()
+    assert get_query("ingest_batch", "falkordb").engine is None
+
+
+# The read-view predicate's two distinctive parts: record time and trust at record time.
+_VIEW_PARTS = (
+    re.compile(r"\w+\.superseded_at IS NULL OR \w+\.superseded_at > \$as_of"),
+    re.compile(r"\w+\.trust_log\[size\("),
+)
+
+
+def test_the_read_view_predicate_is_written_in_exactly_one_file() -> None:
+    for part in _VIEW_PARTS:
+        holders = [p for p in query_dir().rglob("*.cypher") if part.search(p.read_text())]
+        assert len(holders) == 1, (part.pattern, holders)
+        assert FRAGMENTS in holders[0].parts
+    # ... and reaches every query that reads through the view, after expansion.
+    for name in ("traverse", "content_snapshot"):
+        for part in _VIEW_PARTS:
+            assert part.search(get_query(name, "neo4j").text), name
+
+
+def _fragment_dir(tmp_path: Path, body: str, name: str = "pick") -> Path:
+    (tmp_path / FRAGMENTS).mkdir(exist_ok=True)
+    (tmp_path / FRAGMENTS / f"{name}.cypher").write_text(body)
+    return tmp_path
+
+
+def _load(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, query: str) -> str:
+    (tmp_path / "q.cypher").write_text(query)
+    monkeypatch.setattr(queries, "query_dir", lambda: tmp_path)
+    queries._load_all.cache_clear()
+    queries._fragments.cache_clear()
+    try:
+        return queries.get_query("q", "neo4j").text
+    finally:
+        monkeypatch.undo()
+        queries._load_all.cache_clear()
+        queries._fragments.cache_clear()
+
+
+def test_a_fragment_argument_replaces_whole_words_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _fragment_dir(tmp_path, "// fragment: pick(m)\n// params: mx\nm.mx = $mx AND m.m = m\n")
+    text = _load(
+        tmp_path, monkeypatch, "// q\n// params: mx\n// returns:\nMATCH (n) WHERE {{> pick n}}\n"
+    )
+    assert "WHERE n.mx = $mx AND n.m = n" in text
+
+
+_PICK = "// fragment: pick(m)\n// params:\n"
+
+
+@pytest.mark.parametrize(
+    ("fragment", "query", "error"),
+    [
+        (_PICK + "m.x\n", "MATCH (n) WHERE {{> nothing n}}", "no fragment"),
+        (_PICK + "m.x\n", "MATCH (n) WHERE {{> pick n) OR 1=1}}", "malformed include"),
+        (_PICK + "m.x\n", "MATCH (n) WHERE {{> pick n)}}", "not an identifier"),
+        (_PICK + "m.x = at\n", "MATCH (at) WHERE {{> pick at}}", "collides"),
+        (_PICK + "m.x = $y\n", "MATCH (n) WHERE {{> pick n}}", "params"),
+        (_PICK + "{{> pick m}}\n", "MATCH (n) WHERE {{> pick n}}", "nest"),
+        ("// fragment: pick()\n// params:\ntrue\n", "MATCH (n) WHERE {{> pick n}}", "no argument"),
+        ("// fragment: other(m)\n// params:\nm.x\n", "MATCH (n) WHERE {{> pick n}}", "fragment"),
+    ],
+)
+def test_bad_fragments_and_includes_are_refused_at_load(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fragment: str, query: str, error: str
+) -> None:
+    _fragment_dir(tmp_path, fragment)
+    with pytest.raises(ConfigError, match=error):
+        _load(tmp_path, monkeypatch, f"// q\n// params:\n// returns:\n{query}\n")
+
+
+# -- namespace and scope ---------------------------------------------------------------
+
+
+def _data_queries() -> list[tuple[str, str]]:
+    """``(name, expanded text)`` of every query but the schema statements (indexes
+    span the database), on every engine."""
+    return [
+        (name, get_query(name, engine).text)
+        for name in query_names()
+        if not name.startswith("schema_")
+        for engine in ENGINES
+    ]
 
 
 def test_every_data_query_filters_on_namespace() -> None:
-    for path in _data_queries():
-        if path.stem == "namespaces":
+    for name, text in _data_queries():
+        if name == "namespaces":
             continue
-        assert "$ns" in path.read_text(), f"{path} does not filter on the namespace"
+        assert "$ns" in text, f"{name} does not filter on the namespace"
 
 
 # A scope predicate on a node variable: `x.scope IN $scopes`, or a write into `scope: $scope`.
@@ -68,27 +200,47 @@ _SCOPE_EXEMPT = re.compile(r"^// scope: namespace-wide: \S", re.M)
 
 
 def test_every_data_query_enforces_the_scope_or_says_why_not() -> None:
-    for path in _data_queries():
-        text = path.read_text()
+    for name, text in _data_queries():
         assert _SCOPE_FILTER.search(text) or _SCOPE_EXEMPT.search(text), (
-            f"{path} neither filters on $scopes nor declares '// scope: namespace-wide: <why>'"
+            f"{name} neither filters on $scopes nor declares '// scope: namespace-wide: <why>'"
         )
 
 
 def test_every_memory_node_a_scoped_query_matches_is_scope_filtered() -> None:
     """In a scoped query, each node variable bound by MATCH is filtered by scope."""
-    for path in _data_queries():
-        text = path.read_text()
+    for name, text in _data_queries():
         if _SCOPE_EXEMPT.search(text):
             continue
-        body = "\n".join(line for line in text.splitlines() if not line.startswith("//"))
+        body = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("//"))
         matched = set(re.findall(r"MATCH[^\n]*?\((\w+):(?:Cue|Tag|Content)\b", body))
         for var in matched:
             if re.search(rf"\b{var}\.scope IN \$scopes\b|\({var}:\w+ {{[^}}]*scope: \$scope", body):
                 continue
             # A node reached only through an edge of a scoped node shares its scope
             # (edges never cross scopes); the test names the ones that are not.
-            raise AssertionError(f"{path}: node {var!r} is matched without a scope predicate")
+            raise AssertionError(f"{name}: node {var!r} is matched without a scope predicate")
+
+
+def test_every_write_bumps_the_namespace_version_in_the_same_statement() -> None:
+    writers = {
+        name
+        for name, text in _data_queries()
+        if re.search(r"\b(SET|MERGE|CREATE|DELETE|REMOVE)\b", _body(text))
+    }
+    # Traces (telemetry), the audit anchor, the first stamp and the edge ranks (read live by
+    # every traversal, never cached by a reader) are not memory writes.
+    exempt = {"audit_anchor", "stamp_space", "delete_namespace"}
+    exempt |= {n for n in writers if n.startswith("trace_")}
+    exempt |= {n for n in writers if n.startswith("rank_")}
+    assert {"ingest_batch", "memory_forget", "memory_accept", "memory_reject"} <= writers
+    for name in sorted(writers - exempt):
+        text = _body(get_query(name, "neo4j").text)
+        assert "SET space.version = coalesce(space.version, 0) + 1" in text, name
+        assert "AS version" in text, name
+
+
+def _body(text: str) -> str:
+    return "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("//"))
 
 
 def test_no_query_removes_two_properties_at_once() -> None:
@@ -96,7 +248,7 @@ def test_no_query_removes_two_properties_at_once() -> None:
     # two or more of them (measured: about half the time for four); one removal among
     # any number of updates is safe. So a query may remove at most one property.
     removal = re.compile(r"\b\w+\.\w+\s*=\s*null\b|\bREMOVE\s+\w+\.\w+", re.I)
-    for path in query_dir().rglob("*.cypher"):
+    for path in _query_files():
         body = "\n".join(
             line for line in path.read_text().splitlines() if not line.startswith("//")
         )

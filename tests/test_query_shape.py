@@ -32,6 +32,9 @@ class RecordingStore(GraphStore):
     def _execute_schema(self, name: str, statement: str) -> None:
         self.calls.append((name, statement, {}))
 
+    def erase_residue(self) -> None:
+        pass
+
     def close(self) -> None:
         pass
 
@@ -39,8 +42,8 @@ class RecordingStore(GraphStore):
 VIEW = ReadView()
 
 
-def _cue(text: str) -> CueHit:
-    return CueHit(id=text, text=text, dense=0.5, sparse=0.5, fused=0.5, score=1.0)
+def _cue(text: str, seed: str | None = None) -> CueHit:
+    return CueHit(id=text, text=text, dense=0.5, sparse=0.5, fused=0.5, score=1.0, seed=seed)
 
 
 def test_genes_reach_the_query_as_parameters_or_the_depth_bound() -> None:
@@ -49,10 +52,22 @@ def test_genes_reach_the_query_as_parameters_or_the_depth_bound() -> None:
     traverse(store, "ns1", VIEW, [_cue("a")], genome)
     [(name, text, params)] = store.calls
     assert name == "traverse"
-    assert "[:LINKED_TO*1..3]" in text
+    assert "[e:LINKED_TO*1..3]" in text and "r.rank <= $fanout" in text
     assert params["fanout"] == 2 and params["prune"] == 0.25 and params["limit"] == 14
-    assert params["ns"] == "ns1" and params["cues"] == [{"id": "a", "score": 1.0}]
+    assert params["ns"] == "ns1" and params["cue_k"] == genome.cueK
+    assert params["candidates"] == [{"id": "a", "score": 1.0, "seed": None}]
     assert params["scopes"] == ["shared"] and params["trust"] == ["accepted"]
+
+
+def test_the_view_picks_the_references_rank_the_traversal_follows() -> None:
+    for view, rank in (
+        (ReadView(), "r.rank <= $fanout"),
+        (ReadView(include_pending=True), "r.rank_pending <= $fanout"),
+        (ReadView(as_of=1.0), "r.rank_all <= $fanout"),
+    ):
+        store = RecordingStore()
+        traverse(store, "n", view, [_cue("a")], Genome())
+        assert rank in store.calls[0][1]
 
 
 def test_user_strings_never_enter_the_query_text() -> None:
@@ -61,7 +76,7 @@ def test_user_strings_never_enter_the_query_text() -> None:
         traverse(store, payload, VIEW, [_cue(payload)], Genome())
         [(_, text, params)] = store.calls
         assert payload not in text
-        assert params["ns"] == payload and params["cues"][0]["id"] == payload
+        assert params["ns"] == payload and params["candidates"][0]["id"] == payload
 
 
 def test_depth_is_the_only_text_that_changes_between_genomes() -> None:
@@ -76,10 +91,11 @@ def test_depth_is_the_only_text_that_changes_between_genomes() -> None:
     assert store.calls[0][1] != texts.pop()
 
 
-def test_no_cues_means_no_round_trip() -> None:
+def test_no_candidates_still_checks_the_version_in_one_round_trip() -> None:
     store = RecordingStore()
-    assert traverse(store, "n", VIEW, [], Genome()).candidates == []
-    assert store.calls == []
+    assert traverse(store, "n", VIEW, [], Genome()) is None  # no MemorySpace row came back
+    [(name, _, params)] = store.calls
+    assert name == "traverse" and params["candidates"] == []
 
 
 def test_engine_dialect_comes_from_files() -> None:
@@ -94,7 +110,10 @@ def test_engine_dialect_comes_from_files() -> None:
 
 def test_the_bridge_walk_shares_the_traversal_round_trip() -> None:
     store = RecordingStore()
-    traverse(store, "n", VIEW, [_cue("a")], Genome(), seeds=["seed-1"])
+    traverse(store, "n", VIEW, [_cue("a", seed="seed-1")], Genome(traversalDepth=2))
     [(name, _, params)] = store.calls
-    assert name == "traverse" and params["seeds"] == ["seed-1"]
-    assert traverse(RecordingStore(), "n", VIEW, [], Genome()).bridges == []
+    assert name == "traverse" and params["candidates"][0]["seed"] == "seed-1"
+    assert params["bridges"] is True
+    shallow = RecordingStore()
+    traverse(shallow, "n", VIEW, [_cue("a", seed="seed-1")], Genome(traversalDepth=1))
+    assert shallow.calls[0][2]["bridges"] is False

@@ -40,7 +40,6 @@ from mragent.core.retrieval.cue_search import CueIndex
 from mragent.core.store import open_store
 from mragent.core.store.base import GraphStore
 from mragent.core.store.falkordb import FalkorStore
-from mragent.core.view import ReadView
 from mragent.memory.audit import AuditLog
 from mragent.memory.principal import Principal
 from mragent.memory.reader import Memory
@@ -108,7 +107,8 @@ def fence(store: GraphStore, ns: str, embedder: Embedder) -> None:
 
 
 def cues(store: GraphStore, ns: str, scope: str) -> list[dict]:
-    return store.run("cue_snapshot", {"ns": ns, **ReadView(scopes=(scope,)).params()})
+    params = {"ns": ns, "scopes": [scope], "since": -1, "after": "", "limit": 10_000}
+    return store.run("index_cues", params)
 
 
 CONTENT_VECTORS = (
@@ -138,12 +138,15 @@ def assert_space(store: GraphStore, ns: str, embedder: Embedder) -> None:
 def assert_native_search(store: GraphStore, ns: str, embedder: Embedder) -> None:
     """The database's own vector index finds each scope's cue by its exact vector."""
     for scope, text in zip(SCOPES, ("Jane Roe", "Vega"), strict=True):
-        index = CueIndex.from_store(store, ns, embedder, ReadView(scopes=(scope,)))
+        index = CueIndex(embedder.identity.dimension)
+        index.add(
+            {**row, "embedding": np.asarray(row["embedding"])} for row in cues(store, ns, scope)
+        )
         vector = embedder.embed_queries([text])[0]
-        hits = index.native_dense(store, ns, (scope,), vector, k=3)
+        hits = index.native_dense(store, ns, (scope,), vector, index.admitted((scope,)), k=3)
         assert hits, f"no native hits in scope {scope}"
         top = max(hits, key=hits.__getitem__)
-        assert index.texts[index.position[top]] == text
+        assert index.texts[index.slot_of[top]] == text
         assert hits[top] == pytest.approx(1.0, abs=1e-3)
 
 

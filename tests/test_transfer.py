@@ -550,7 +550,8 @@ def test_purge_erases_the_text_and_keeps_every_other_property(
     store: GraphStore, other_ns: str, log: AuditLog, exported: tuple[Written, Path]
 ) -> None:
     # Imported versions carry their properties in another order than remembered ones;
-    # purging must touch only the text and the words taken from it on either.
+    # purging must touch only the text and the words taken from it (title, source,
+    # given tags and cues) on either.
     written, path = exported
     import_memories(store, other_ns, path, principal=ANA, audit=log)
     memories = Memories(store, other_ns, log)
@@ -562,5 +563,5 @@ def test_purge_erases_the_text_and_keeps_every_other_property(
         after = all_records(store, other_ns)[target]
         changed = {key for key in before if before[key] != after[key]}
         assert {"text", "purged_at"} <= changed
-        assert changed <= {"text", "title", "given_tags", "given_cues", "purged_at"}
+        assert changed <= {"text", "title", "source", "given_tags", "given_cues", "purged_at"}
         assert after["text"] is None and after["title"] in ("", None)

@@ -12,7 +12,8 @@ import pytest
 from typer.testing import CliRunner
 
 from mragent.apps.baselines import FlatRetriever
-from mragent.apps.negative import ABSENCE_SURFACES, CATEGORIES, run_negative
+from mragent.apps.negative import ABSENCE_SURFACES, run_negative
+from mragent.apps.negative_report import CATEGORIES, LONG_LIVED
 from mragent.cli import app
 from mragent.core.errors import ConfigError, WriteRefused
 from mragent.core.genome import PRESETS
@@ -62,9 +63,9 @@ def _snapshot(store: GraphStore, ns: str, view: ReadView | None = None) -> list[
 
 
 def _cues(store: GraphStore, ns: str, *scopes: str) -> list[dict]:
-    """Every cue leading to a live content of ``scopes``, pending ones included."""
-    view = ReadView(scopes=scopes or ("shared",), include_pending=True)
-    return store.run("cue_snapshot", {"ns": ns, **view.params()})
+    """Every cue of ``scopes`` (the change feed from the start)."""
+    params = {"ns": ns, "scopes": list(scopes or ("shared",)), "since": -1, "after": ""}
+    return store.run("index_cues", {**params, "limit": 10_000})
 
 
 def _cue_texts(store: GraphStore, ns: str) -> set[str]:
@@ -79,11 +80,12 @@ def _seen(memory: Memory, question: str) -> dict[str, set[str]]:
         "pool": {r.candidate.id for r in rec.ranked},
         "context": {r.candidate.id for r in rec.context.items},
     }
+    contents = memory.snapshot()
     for method in ("bm25", "dense"):
-        flat = FlatRetriever(memory.contents, method, memory.embedder)
-        hits = flat.search(question, len(memory.contents))
-        paths[f"flat_{method}"] = {memory.contents[i]["id"] for i in hits}
-    paths["snapshot"] = {row["id"] for row in memory.contents}
+        flat = FlatRetriever(contents, method, memory.embedder)
+        hits = flat.search(question, len(contents))
+        paths[f"flat_{method}"] = {contents[i]["id"] for i in hits}
+    paths["snapshot"] = {row["id"] for row in contents}
     return paths
 
 
@@ -113,7 +115,8 @@ def test_a_forgotten_memory_is_in_no_retrieval_path(
         assert not any(target.id in ids for ids in after.values()), after
         assert all(row["text"] != TARGET for row in _snapshot(store, ns, view))
         # Cue search: the cues only it gave rise to are gone with it.
-        assert "Tomas Brandt" not in memory.cue_index.texts
+        cues = memory.index.cues
+        assert "Tomas Brandt" not in {cues.texts[s] for s in cues.live.nonzero()[0]}
         rec = memory.reconstruct(QUESTION, GENOME)
         assert "Tomas Brandt" not in rec.context.text and "Brandt" not in (rec.answer.text or "")
     assert "Tomas Brandt" not in _cue_texts(store, ns)
@@ -245,7 +248,7 @@ def test_correct_closes_the_old_version_and_as_of_reads_either_side(
 
     def believed(as_of: float | None) -> set[str]:
         memory = Memory(store, ns, view=ReadView(as_of=as_of))
-        texts = {row["text"] for row in memory.contents}
+        texts = {row["text"] for row in memory.snapshot()}
         context = memory.reconstruct(QUESTION, GENOME).context.text
         assert ("Tomas Brandt" in context) == (TARGET in texts)
         assert ("Ilse Kruger" in context) == any("Ilse Kruger" in t for t in texts)
@@ -273,10 +276,12 @@ def test_scope_a_never_sees_scope_b(memories: Memories, store: GraphStore, ns: s
     for view in (ReadView(scopes=("team-b",)), ReadView(scopes=("team-b", "shared"))):
         memory = Memory(store, ns, view=view)
         assert secret.id not in _everywhere(memory, QUESTION)
-        assert not a_cues & set(memory.cue_index.ids)
-        assert all(row["text"] != TARGET for row in memory.contents)
+        cues = memory.index.cues
+        assert not a_cues & set(cues.ids)
+        assert all(row["text"] != TARGET for row in memory.snapshot())
         vector = memory.embedder.embed_queries([QUESTION])[0]
-        native = memory.cue_index.native_dense(store, ns, view.scopes, vector, k=50)
+        mask = cues.admitted(view.scopes)
+        native = cues.native_dense(store, ns, view.scopes, vector, mask, k=50)
         assert not a_cues & set(native)
         assert not a_cues & {row["id"] for row in _cues(store, ns, *view.scopes)}
     with pytest.raises(WriteRefused, match="no memory"):
@@ -356,6 +361,10 @@ def test_the_negative_evaluation_finds_nothing_on_this_engine(store: GraphStore)
     assert report.ok, "\n".join(report.failures())
     assert report.absence == dict.fromkeys(CATEGORIES, 1.0)
     assert report.presence == dict.fromkeys(CATEGORIES, 1.0)
+    # Readers opened before the changes, asked again after them without reopening.
+    assert report.long_lived == dict.fromkeys(CATEGORIES, 1.0)
+    lived = {c.category for c in report.checks if c.view in LONG_LIVED and c.expect == "absent"}
+    assert lived == set(CATEGORIES) - {"as_of"}
     absent = [c for c in report.checks if c.expect == "absent"]
     assert {c.category for c in absent} == set(CATEGORIES)
     assert all(set(c.found) == set(ABSENCE_SURFACES) for c in absent)
@@ -398,13 +407,13 @@ def test_bench_prints_the_negative_evaluation_and_can_skip_it(
 ) -> None:
     report_path = tmp_path / "bench.json"
     args = ["bench", "--corpus", str(corpus_file), "--ns", ns, "--db", url]
-    bench = runner.invoke(app, [*args, "--json", str(report_path)])
+    bench = runner.invoke(app, [*args, "--out", str(report_path)])
     assert bench.exit_code == 0, bench.output
     assert "negative evaluation" in bench.output
     negative = json.loads(report_path.read_text())["negative"]
     assert negative["ok"] and negative["failures"] == []
     assert negative["absence"] == dict.fromkeys(CATEGORIES, 1.0)
-    skipped = runner.invoke(app, [*args, "--no-negative", "--json", str(report_path)])
+    skipped = runner.invoke(app, [*args, "--no-negative", "--out", str(report_path)])
     assert skipped.exit_code == 0, skipped.output
     assert "negative evaluation" not in skipped.output
     assert "negative" not in json.loads(report_path.read_text())
@@ -427,7 +436,7 @@ def test_bench_exits_5_when_something_leaks(
     monkeypatch.setattr(type(store), "_execute", leaky)
     report_path = tmp_path / "bench.json"
     args = ["bench", "--corpus", str(corpus_file), "--ns", ns, "--db", url]
-    bench = runner.invoke(app, [*args, "--json", str(report_path)])
+    bench = runner.invoke(app, [*args, "--out", str(report_path)])
     assert bench.exit_code == 5, bench.output
     assert "FAILED: rejected" in bench.output
     negative = json.loads(report_path.read_text())["negative"]

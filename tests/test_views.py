@@ -21,6 +21,7 @@ from mragent.apps.explain import Entry, Fate, Trace, build_trace
 from mragent.apps.trace_store import list_traces, persist_trace
 from mragent.core.corpus import load_corpus, parse_corpus, reference_corpus_path
 from mragent.core.genome import PRESETS
+from mragent.core.retrieval.cue_search import CueHit
 from mragent.core.retrieval.reconstruct import traverse
 from mragent.core.store.base import GraphStore
 from mragent.memory.reader import Memory
@@ -65,9 +66,15 @@ def test_contents_seeding_brought_in_are_told_apart(reference: Memory) -> None:
         assert trace.entry_text(content) == f"seeded at cue {content.title!r}"
     # The bridges drawn join the same (seed, content) pairs the reader's bridge walk found.
     seeds = sorted({b[0] for b in trace.bridges})
-    walk = traverse(reference.store, reference.ns, reference.view, [], SEEDING_GENOME, seeds=seeds)
+    hits = [
+        CueHit(trace.seeded_by[s], trace.name(trace.seeded_by[s]), 0.0, 0.0, 1.0, 1.0, seed=s)
+        for s in seeds
+    ]
+    walk = traverse(reference.store, reference.ns, reference.view, hits, SEEDING_GENOME)
+    assert walk is not None
     bridged = {c.id for c in by_entry[Entry.BRIDGED]}
-    assert {(b[0], b[-1]) for b in trace.bridges} == {p for p in walk.bridges if p[1] in bridged}
+    pairs = {(seed, content.id) for seed, content in walk.bridges}
+    assert {(b[0], b[-1]) for b in trace.bridges} == {p for p in pairs if p[1] in bridged}
     for seed, own, mentioned, content in trace.bridges:
         assert trace.nodes[own].label == trace.nodes[mentioned].label == "Tag"
         assert trace.weights[(own, seed)] >= 1.0 and trace.weights[(mentioned, content)] >= 1.0

@@ -11,4 +11,6 @@ CREATE INDEX FOR (m:Content) ON (m.key);
 CREATE INDEX FOR (m:Content) ON (m.ns);
 CREATE INDEX FOR (m:Content) ON (m.lineage);
 CREATE INDEX FOR (m:Content) ON (m.hash);
+CREATE INDEX FOR (c:Cue) ON (c.v);
+CREATE INDEX FOR (m:Content) ON (m.v);
 CREATE INDEX FOR (s:MemorySpace) ON (s.ns);

@@ -11,6 +11,8 @@ CREATE INDEX ON :Content(key);
 CREATE INDEX ON :Content(ns);
 CREATE INDEX ON :Content(lineage);
 CREATE INDEX ON :Content(hash);
+CREATE INDEX ON :Cue(v);
+CREATE INDEX ON :Content(v);
 CREATE INDEX ON :MemorySpace(ns);
 // One MemorySpace per namespace under concurrent first writes (see the common file).
 CREATE CONSTRAINT ON (s:MemorySpace) ASSERT s.ns IS UNIQUE;

@@ -23,7 +23,7 @@ from mragent.apps.evaluate import RECALL_KS, QuestionResult
 from mragent.apps.judge import is_correct, recall_at_k
 from mragent.core.corpus import Question
 from mragent.core.embedding import Embedder, embed_all, embedder_name, passage_text
-from mragent.core.retrieval.fusion import rrf
+from mragent.core.retrieval.fusion import Side, rrf
 from mragent.core.retrieval.sparse import BM25
 from mragent.core.text import count_tokens, plain_words
 
@@ -41,6 +41,15 @@ def flat_label(method: str, embedder: Embedder) -> str:
     if method == "bm25-lucene":
         return "flat bm25 (lucene, bm25s)"
     return "flat bm25 (okapi)"
+
+
+def stored_vectors(contents: Sequence[dict], dimension: int) -> np.ndarray | None:
+    """The snapshot's passage vectors as one matrix, or None when a content has none
+    (one written before contents carried passage vectors)."""
+    if not all(row.get("embedding") for row in contents):
+        return None
+    rows = [row["embedding"] for row in contents]
+    return np.array(rows, dtype=np.float32).reshape(len(contents), dimension)
 
 
 class LuceneBM25:
@@ -122,7 +131,8 @@ class FlatRetriever:
         depth = max(k, HYBRID_DEPTH)
         sparse = {str(i): score for i, score in self.bm25.top(question, depth)}
         dense = {str(i): float(depth - r) for r, i in enumerate(self._dense(question, depth))}
-        fused = rrf(dense, sparse, 0.5)
+        # Ties rank by position, as the lists were ordered.
+        fused = rrf(Side.of(dense, _position), Side.of(sparse, _position), 0.5)
         ranked = sorted(fused.items(), key=lambda item: (-item[1], int(item[0])))
         return [int(key) for key, _ in ranked[:k]]
 
@@ -155,3 +165,8 @@ class FlatRetriever:
                 )
             )
         return out
+
+
+def _position(key: str) -> str:
+    """A position's tie key that sorts as the number does."""
+    return key.zfill(12)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mragent.apps.baselines import FLAT_METHODS, FlatRetriever, flat_label
+from mragent.apps.baselines import FLAT_METHODS, FlatRetriever, flat_label, stored_vectors
 from mragent.apps.evaluate import (
     QuestionResult,
     ScoreBase,
@@ -17,7 +17,7 @@ from mragent.apps.evaluate import (
     score,
     summarise,
 )
-from mragent.apps.negative import NegativeReport
+from mragent.apps.negative_report import NegativeReport
 from mragent.core.corpus import Corpus
 from mragent.core.embedding import Embedder
 from mragent.core.genome import PRESETS, Genome
@@ -103,10 +103,11 @@ def run_bench(
                 ),
             )
         )
+    contents = memory.snapshot()
+    # The passage vectors the namespace already holds (a model embeds them once).
+    vectors = stored_vectors(contents, memory.identity.dimension)
     for method in FLAT_METHODS:
-        # The passage vectors the namespace already holds (a model embeds them once).
-        vectors = memory.dense_passages.matrix if memory.dense_passages.complete else None
-        flat = FlatRetriever(memory.contents, method, memory.embedder, vectors)
+        flat = FlatRetriever(contents, method, memory.embedder, vectors)
         results = flat.run(questions, genome.maxContent)
         if progress:
             progress(len(questions))

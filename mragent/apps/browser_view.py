@@ -14,7 +14,7 @@ So the text opens with the two commands to run once, which the Browser keeps:
 ``views/mragent.grass`` (captions: cue text, tag name, content title, trace
 question; a colour per label; edge weights and trace visit kinds on the edges).
 Embeddings stay node properties, as the vector indexes need; the Browser's
-inspector folds them behind "Show all".
+inspector cuts them to a few lines ahead of "Show all".
 """
 
 from __future__ import annotations

@@ -197,9 +197,8 @@ def _shadow(
     """Paths and contents the floor removed: the same traversal at pruneThreshold 0."""
     floor = genome.pruneThreshold
     floorless = genome.replace(pruneThreshold=0.0)
-    shadow = traverse(
-        memory.store, memory.ns, memory.view, rec.cues, floorless, memory.texts
-    ).candidates
+    found = traverse(memory.store, memory.ns, memory.view, rec.cues, floorless, bridges=False)
+    shadow = found.candidates if found else []
     returned = {c.id for c in rec.candidates}
     # A content in the pool that no cue path reached (passage seeding) is listed already.
     listed = returned | {r.candidate.id for r in rec.ranked}
@@ -316,13 +315,12 @@ def _seeding(
 ) -> tuple[dict[str, str], list[tuple[str, ...]]]:
     """Which entry cue seeded each seed passage, and the bridges to bridged contents.
 
-    The seeds are chosen again by the reader's own seeder (deterministic), kept
-    where they won an entry point, as :meth:`Memory.reconstruct` does.
+    The seeds are the confirmed entry cues that entered for a passage (their
+    ``seed``), as the round trip of :meth:`Memory.reconstruct` returned them.
     """
-    seeds = [s for s in memory.passages.seeds(rec.question, genome.cueK) if s in rec.cues]
-    seeded_by = {memory.passages.seed_content[s.id]: s.id for s in seeds}
+    seeded_by = {hit.seed: hit.id for hit in rec.cues if hit.seed is not None}
     targets = [c.id for c in contents if c.entry is Entry.BRIDGED]
-    walked = memory.passages.seed_ids(seeds, genome.traversalDepth)
+    walked = list(seeded_by) if genome.traversalDepth >= 2 else []
     if not targets or not walked:
         return seeded_by, []
     params = {"ns": memory.ns, "scopes": list(memory.view.scopes), "seeds": walked,

@@ -25,12 +25,13 @@ from __future__ import annotations
 import os
 from collections import Counter
 from pathlib import Path
-
-import jinja2
-import pyvis
-from pyvis.network import Network
+from typing import TYPE_CHECKING
 
 from mragent.apps.explain import FATE_ORDER, Entry, Fate, Trace, TracePath
+
+if TYPE_CHECKING:
+    import jinja2
+    from pyvis.network import Network
 
 MIN_LABEL_PX = 12
 """Smallest node label, in screen pixels, at first paint (the page zooms no further out)."""
@@ -38,12 +39,6 @@ NODE_FONT = 16  # canvas units; MIN_LABEL_PX / NODE_FONT bounds the zoom from be
 EDGE_FONT = 14
 SNIPPET = 34  # characters of text that tell apart contents sharing a title
 
-_TEMPLATES = jinja2.ChoiceLoader(
-    [
-        jinja2.FileSystemLoader(str(Path(__file__).resolve().parent)),
-        jinja2.FileSystemLoader(str(Path(pyvis.__file__).resolve().parent / "templates")),
-    ]
-)
 _SEEDED = "#8e44ad"
 _COLOURS = {
     "cue": "#9ecbff",
@@ -131,6 +126,10 @@ def build_network(trace: Trace) -> Network:
     ``layer``: ``used`` for what reached the context, ``other`` for the rest
     (drawn when the page's checkbox asks for it).
     """
+    # pyvis brings networkx, IPython and jinja2 (most of a second to import): it is
+    # loaded when a page is drawn, not by every command that imports this module.
+    from pyvis.network import Network
+
     net = Network(directed=True, cdn_resources="in_line")
     level, used = _levels(trace, trace.paths), _used(trace)
     _add_cues(net, trace)
@@ -319,8 +318,8 @@ def render_html(trace: Trace) -> str:
         for c in trace.contents
     ]  # fmt: skip
     others = sum(1 for n in nodes if n["layer"] == "other")
-    env = jinja2.Environment(loader=_TEMPLATES, autoescape=False)
-    return env.get_template("html_view.html").render(
+    template = _templates().get_template("html_view.html")
+    return template.render(
         question=trace.question,
         summary=summary,
         legend=legend,
@@ -332,6 +331,20 @@ def render_html(trace: Trace) -> str:
         min_label_px=MIN_LABEL_PX,
         node_font=NODE_FONT,
     )
+
+
+def _templates() -> jinja2.Environment:
+    """This module's page template, beside pyvis' own (it inlines pyvis' vis-network)."""
+    import jinja2
+    import pyvis
+
+    loader = jinja2.ChoiceLoader(
+        [
+            jinja2.FileSystemLoader(str(Path(__file__).resolve().parent)),
+            jinja2.FileSystemLoader(str(Path(pyvis.__file__).resolve().parent / "templates")),
+        ]
+    )
+    return jinja2.Environment(loader=loader, autoescape=False)
 
 
 def write_html(trace: Trace, path: Path) -> int:

@@ -21,6 +21,12 @@ forgotten or rejected, finds the corrected version, finds the old version when
 read ``as_of`` a time before the correction, finds the other scope's fact from
 a view of that scope, and finds the pending fact with ``include_pending``.
 
+Long-lived readers: two readers (the default view, and with pending memories)
+are opened before the changes, take the "found before" controls, and are asked
+again after the forget, the rejection, the correction and the other scope's
+write, without being reopened: what a reader that lives across writes returns
+(:data:`LONG_LIVED` views, reported apart as :attr:`NegativeReport.long_lived`).
+
 The run is deterministic (fixed texts, a fixed clock, no model), writes to its
 own audit log in a temporary directory and deletes its namespace afterwards.
 """
@@ -30,7 +36,6 @@ from __future__ import annotations
 import itertools
 import tempfile
 import uuid
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +50,7 @@ from mragent.apps.negative_facts import (
     REJECTED,
     Fact,
 )
+from mragent.apps.negative_report import LONG_LIVED, Check, NegativeReport
 from mragent.core.embedding import Embedder, default_embedder
 from mragent.core.errors import MragentError
 from mragent.core.genome import PRESETS, Genome
@@ -55,7 +61,6 @@ from mragent.memory.principal import Principal
 from mragent.memory.reader import Memory, Reconstruction
 from mragent.memory.writer import Memories, WriteResult
 
-CATEGORIES = ("forgotten", "rejected", "superseded", "out_of_scope", "pending", "as_of")
 ABSENCE_SURFACES = (
     "entry_cues",
     "traversal",
@@ -79,123 +84,21 @@ EPOCH = 1_700_000_000.0  # the scratch memory's clock starts here (a known past 
 TICK = 60.0  # seconds between two writes
 
 
-@dataclass(frozen=True)
-class Check:
-    """One question asked through one read view, and where its text was found.
-
-    Attributes:
-        category: One of :data:`CATEGORIES`.
-        view: Which read view asked (``default``, ``include_pending``, ``as_of`` ...).
-        question: The question.
-        text: The distinctive text looked for.
-        expect: ``absent`` or ``present``.
-        found: Surface -> whether the text (or one of the fact's version ids) was there.
-    """
-
-    category: str
-    view: str
-    question: str
-    text: str
-    expect: str
-    found: dict[str, bool]
-
-    @property
-    def failures(self) -> list[str]:
-        """Surfaces that contradict the expectation."""
-        want = self.expect == "present"
-        return [surface for surface, seen in self.found.items() if seen != want]
-
-    @property
-    def passed(self) -> bool:
-        return not self.failures
-
-
-@dataclass
-class NegativeReport:
-    """What :func:`run_negative` found.
-
-    Attributes:
-        engine: The database engine evaluated.
-        ns: The scratch namespace (deleted when the run ends).
-        checks: Every absence probe and presence control.
-    """
-
-    engine: str
-    ns: str
-    checks: list[Check] = field(default_factory=list)
-
-    def _rate(self, category: str, expect: str) -> float:
-        pairs = [
-            seen == (expect == "present")
-            for check in self.checks
-            if check.category == category and check.expect == expect
-            for seen in check.found.values()
-        ]
-        return sum(pairs) / len(pairs) if pairs else 0.0
-
-    @property
-    def absence(self) -> dict[str, float]:
-        """Category -> share of (probe, surface) pairs where the text was absent."""
-        return {category: self._rate(category, "absent") for category in CATEGORIES}
-
-    @property
-    def presence(self) -> dict[str, float]:
-        """Category -> share of control (check, surface) pairs where the text was found."""
-        return {category: self._rate(category, "present") for category in CATEGORIES}
-
-    @property
-    def ok(self) -> bool:
-        """Every absence rate and every control at 100%."""
-        return all(rate == 1.0 for rate in [*self.absence.values(), *self.presence.values()])
-
-    def failures(self) -> list[str]:
-        """One line per failed check, naming the surfaces."""
-        return [
-            f"{c.category} ({c.view}, {c.question!r}): {c.text!r} "
-            + ("found on " if c.expect == "absent" else "missing from ")
-            + ", ".join(c.failures)
-            for c in self.checks
-            if not c.passed
-        ]
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready form (the ``negative`` section of ``bench --json``)."""
-        return {
-            "engine": self.engine,
-            "namespace": self.ns,
-            "ok": self.ok,
-            "absence": self.absence,
-            "presence": self.presence,
-            "failures": self.failures(),
-            "checks": [
-                {
-                    "category": c.category,
-                    "view": c.view,
-                    "question": c.question,
-                    "text": c.text,
-                    "expect": c.expect,
-                    "found": c.found,
-                }
-                for c in self.checks
-            ],
-        }
-
-
 Item = tuple[str | None, str]  # (id of the content or cue, text) on one surface
 
 
 class _Reader:
-    """One read view of the scratch namespace: a memory and its flat baselines."""
+    """One read view of the scratch namespace: a memory and its flat baselines.
+
+    The memory lives as long as the reader (it follows the namespace's writes by
+    itself); the flat baselines rank a copy of the view taken at each question.
+    """
 
     def __init__(
         self, store: GraphStore, ns: str, view: ReadView, embedder: Embedder, genome: Genome
     ) -> None:
         self.memory = Memory(store, ns, embedder=embedder, view=view)
-        self.genome = genome
-        self.flat = {
-            method: FlatRetriever(self.memory.contents, method, embedder)
-            for method in ("bm25", "dense")
-        }
+        self.embedder, self.genome = embedder, genome
 
     def surfaces(self, question: str, *, flat_k: int | None, native: bool) -> dict[str, list]:
         """Surface -> items seen, for one question.
@@ -206,8 +109,9 @@ class _Reader:
         """
         rec = self.memory.reconstruct(question, self.genome)
         seen = _reconstruction_items(rec)
-        rows = self.memory.contents
-        for method, flat in self.flat.items():
+        rows = self.memory.snapshot()
+        for method in ("bm25", "dense"):
+            flat = FlatRetriever(rows, method, self.embedder)
             hits = flat.search(question, len(rows) if flat_k is None else flat_k)
             seen[f"flat_{method}"] = [(rows[i]["id"], _row_text(rows[i])) for i in hits]
         if native:
@@ -306,19 +210,24 @@ def _evaluate(ev: _Evaluation) -> None:
     """Write the facts, take the controls, apply the changes, probe every view."""
     mem = ev.memories
     written = _write_facts(mem)
+    lived = dict(zip(LONG_LIVED, (ReadView(), ReadView(include_pending=True)), strict=True))
+    long_lived = {name: ev.reader(view) for name, view in lived.items()}
+    _controls_before_changes(ev, long_lived)
     # Every fact is recorded by now; the changes below come later on the clock.
     before = mem.clock()
-    _controls_before_changes(ev)
     mem.forget(written["forgotten"].id, principal=WRITER, reason="negative evaluation")
     mem.reject(written["rejected"].id, principal=REVIEWER)
     written["correction"] = mem.correct(written["old"].id, NEW_VERSION.text, principal=WRITER)
+    written["private"] = mem.remember(OUT_OF_SCOPE.text, principal=WRITER, scope=OTHER_SCOPE)
     views = {
         "default": ev.reader(ReadView()),
         "include_pending": ev.reader(ReadView(include_pending=True)),
         "as_of": ev.reader(ReadView(as_of=before)),
         "as_of+include_pending": ev.reader(ReadView(include_pending=True, as_of=before)),
     }
-    _absence_checks(ev, views, {name: frozenset({w.id}) for name, w in written.items()})
+    ids = {name: frozenset({w.id}) for name, w in written.items()}
+    _absence_checks(ev, views, ids)
+    _long_lived_checks(ev, long_lived, ids)
     _controls_after_changes(ev, views)
 
 
@@ -330,7 +239,6 @@ def _write_facts(mem: Memories) -> dict[str, WriteResult]:
         "forgotten": mem.remember(FORGOTTEN.text, principal=WRITER),
         "rejected": mem.remember(REJECTED.text, principal=AGENT),
         "old": mem.remember(OLD_VERSION.text, principal=WRITER),
-        "private": mem.remember(OUT_OF_SCOPE.text, principal=WRITER, scope=OTHER_SCOPE),
         "pending": mem.remember(PENDING.text, principal=AGENT),
     }
     if (written["rejected"].trust, written["pending"].trust) != ("pending", "pending"):
@@ -338,16 +246,28 @@ def _write_facts(mem: Memories) -> dict[str, WriteResult]:
     return written
 
 
-def _controls_before_changes(ev: _Evaluation) -> None:
-    """The questions do reach the facts before they are forgotten, rejected or corrected."""
-    ev.check({"default": ev.reader(ReadView())}, "forgotten", FORGOTTEN, "present")
-    ev.check({"default": ev.reader(ReadView())}, "superseded", OLD_VERSION, "present")
-    ev.check(
-        {"include_pending": ev.reader(ReadView(include_pending=True))},
-        "rejected",
-        REJECTED,
-        "present",
-    )
+def _controls_before_changes(ev: _Evaluation, lived: dict[str, _Reader]) -> None:
+    """The questions do reach the facts before they are forgotten, rejected or corrected,
+    through the readers that will still be asked afterwards."""
+    default = {LONG_LIVED[0]: lived[LONG_LIVED[0]]}
+    ev.check(default, "forgotten", FORGOTTEN, "present")
+    ev.check(default, "superseded", OLD_VERSION, "present")
+    ev.check({LONG_LIVED[1]: lived[LONG_LIVED[1]]}, "rejected", REJECTED, "present")
+
+
+def _long_lived_checks(
+    ev: _Evaluation, lived: dict[str, _Reader], ids: dict[str, frozenset[str]]
+) -> None:
+    """The readers opened before the changes see them: nothing hidden since comes back,
+    and the live counterparts are found."""
+    default = {LONG_LIVED[0]: lived[LONG_LIVED[0]]}
+    ev.check(lived, "forgotten", FORGOTTEN, "absent", ids["forgotten"])
+    ev.check(lived, "rejected", REJECTED, "absent", ids["rejected"])
+    ev.check(lived, "superseded", OLD_VERSION, "absent", ids["old"])
+    ev.check(lived, "out_of_scope", OUT_OF_SCOPE, "absent", ids["private"])
+    ev.check(default, "pending", PENDING, "absent", ids["pending"])
+    ev.check(default, "superseded", NEW_VERSION, "present")
+    ev.check({LONG_LIVED[1]: lived[LONG_LIVED[1]]}, "pending", PENDING, "present")
 
 
 def _absence_checks(

@@ -58,7 +58,7 @@ from mragent.apps.reembed_pages import (
 )
 from mragent.core.corpus import validate_namespace
 from mragent.core.embedding import Embedder
-from mragent.core.errors import MragentError
+from mragent.core.errors import MragentError, WriteRefused
 from mragent.core.store.base import GraphStore
 from mragent.memory.audit import AuditLog
 from mragent.memory.audited import audited
@@ -144,7 +144,15 @@ def reembed(
     """:func:`migrate`, audited: one ``reembed`` record before the first write.
 
     A namespace already on the target embedder is left alone and not audited.
+
+    Raises:
+        WriteRefused: for an agent (re-embedding rewrites the cues of every scope).
     """
+    if principal.is_agent:
+        raise WriteRefused(
+            f"reembed rewrites the cues of every scope; it needs a human or system "
+            f"principal, not {principal}"
+        )
     state = migration_state(store, ns)
     target = new_embedder.identity.as_text()
     if state is not None and _unchanged(store, ns, state, target):

@@ -121,9 +121,12 @@ def import_memories(
         WriteRefused: an agent principal, a key the namespace holds under
             another id, or a live version whose text the namespace forgot (unless
             ``readmit``).
+        AccessDenied: a scope of the file outside the principal's write grants.
     """
     _check_request(ns, mode, confirm_replace, principal)
     data = read_memories_file(path)
+    for scope in data.scopes:
+        principal.check_write(scope)
     embedder, stamp = _target_embedder(store, ns, data, embedder)
     # Checked and written under the log's lock: no forget or write slips in between.
     with audit.exclusive():

@@ -28,7 +28,7 @@ from typing import Any
 from mragent.apps.transfer import pages
 from mragent.core.errors import MragentError, QueryError
 from mragent.core.store.base import GraphStore, Rows
-from mragent.memory.ingest import Sealer
+from mragent.memory.ingest import Sealer, new_id
 from mragent.memory.records import MemoryRecord
 
 Run = Callable[[str, dict[str, Any]], Rows]
@@ -78,6 +78,7 @@ def write_replace(
     staging = staging_namespace(ns)
     store.run("delete_namespace", {"ns": staging})
     try:
+        _stamp_like(store, staging, ns)
         _write_plan(lambda name, params: store.run(name, params), staging, plan, _for(ns, seal))
     except BaseException:
         with suppress(MragentError):
@@ -85,6 +86,19 @@ def write_replace(
         raise
     rows = store.run("import_swap", {"ns": ns, "staging": staging, "scopes": scopes})
     return int(rows[0]["deleted"]) if rows else 0
+
+
+def _stamp_like(store: GraphStore, staging: str, ns: str) -> None:
+    """Give the staging namespace a MemorySpace with ``ns``'s embedding stamp: every
+    write statement bumps its namespace's version and writes nothing without one."""
+    space = store.run("get_space", {"ns": ns})[0]  # stamped by prepare_write
+    stamp = {
+        "embedder": space["embedder"],
+        "spec": space["embedder_spec"],
+        "schema": space["schema"],
+        "uid": new_id(),
+    }
+    store.run("stamp_space", {"ns": staging, **stamp})
 
 
 def write_merge(store: GraphStore, ns: str, plan: Plan, seal: Sealer) -> None:

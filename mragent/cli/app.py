@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
 
+import mragent
 from mragent.cli import bench, db, evolve, explain, genome
 from mragent.cli.audit import audit_app
 from mragent.cli.ingest import ingest_command
+from mragent.cli.mcp import mcp_command
 from mragent.cli.memory import (
     correct_command,
     forget_command,
@@ -16,6 +20,7 @@ from mragent.cli.memory import (
     recall_command,
     remember_command,
 )
+from mragent.cli.principal import principal_app
 from mragent.cli.reembed import reembed_command
 from mragent.cli.review import review_app, trust_app
 from mragent.cli.transfer import export_command, import_command
@@ -27,6 +32,26 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"mragent {mragent.__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_print_version, is_eager=True, help="Print the version and exit."
+        ),
+    ] = False,
+) -> None:
+    """Reconstructive graph memory for LLM agents."""
+
+
 app.add_typer(db.app, name="db")
 app.add_typer(genome.app, name="genome")
 app.command("ingest")(ingest_command)
@@ -46,6 +71,8 @@ app.command("import")(import_command)
 app.add_typer(review_app, name="review")
 app.add_typer(trust_app, name="trust")
 app.add_typer(audit_app, name="audit")
+app.add_typer(principal_app, name="principal")
+app.command("mcp")(mcp_command)
 
 
 def main() -> None:

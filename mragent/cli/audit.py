@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from mragent.cli.common import AuditLogOption, DbOption, JsonOption, cli_errors, console, out, say
+from mragent.cli.common import AuditLogOption, DbOption, JsonOption, cli_errors, emit_json, say
 from mragent.cli.memory import audit_log
 from mragent.core.store import open_store
 from mragent.memory.audit_check import verify_store
@@ -44,7 +44,7 @@ def verify_command(
             with open_store(db) as store:
                 report = verify_store(store, log, ns)
         if as_json:
-            out.print_json(data={"log": str(log.path), **report.as_dict()})
+            emit_json({"log": str(log.path), **report.as_dict()})
         else:
             status = "intact" if report.ok else "TAMPERED OR DAMAGED"
             checked = f"; {report.memories} stored version(s) checked" if not chain_only else ""
@@ -52,7 +52,7 @@ def verify_command(
             for problem in report.problems:
                 say(f"  problem: {problem}")
             for warning in report.warnings:
-                console.print(f"  warning: {warning}", markup=False, highlight=False)
+                say(f"  warning: {warning}")
         if not report.ok:
             raise typer.Exit(code=4)
 
@@ -64,14 +64,14 @@ def show_command(
     last: Annotated[int, typer.Option(min=1, help="Show the newest N records.")] = 20,
     as_json: JsonOption = False,
 ) -> None:
-    """Print the newest audit records (optionally of some namespaces)."""
+    """Print the newest audit records (optionally of some namespaces); --json: one list."""
     with cli_errors():
         records = [r for r in read_records(audit_log(audit).path) if not ns or r.ns in ns]
+        if as_json:
+            emit_json([record.as_dict() for record in records[-last:]])
+            return
         for record in records[-last:]:
-            if as_json:
-                out.print_json(data=record.as_dict())
-            else:
-                say(
-                    f"{record.seq:>6}  {record.time}  {record.ns}  {record.principal}  "
-                    f"{record.action} {record.target}"
-                )
+            say(
+                f"{record.seq:>6}  {record.time}  {record.ns}  {record.principal}  "
+                f"{record.action} {record.target}"
+            )

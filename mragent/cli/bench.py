@@ -15,43 +15,44 @@ from mragent.apps.bench import (
     run_bench,
     write_json_atomic,
 )
-from mragent.apps.negative import CATEGORIES, NegativeReport, run_negative
+from mragent.apps.negative import run_negative
+from mragent.apps.negative_report import CATEGORIES, NegativeReport
 from mragent.cli.common import (
     CorpusNsOption,
+    CorpusOption,
     DatasetOption,
     DbOption,
     EmbedderOption,
     GenomeOption,
+    JsonOption,
     PathOption,
+    ReportOutOption,
     chosen_embedder,
     cli_errors,
     console,
     embedder_namespace,
+    emit_json,
     ingest_if_empty,
     load_questions,
     out,
     say,
 )
+from mragent.cli.identity import granted_view
 from mragent.core.genome import load_genome
 from mragent.core.store import open_store
+from mragent.core.view import ReadView
 
 NEGATIVE_FAILED = 5  # exit code: something that must not be recalled was
 
 
 def bench_command(
-    corpus: Annotated[
-        Path | None,
-        typer.Option(
-            help="Corpus JSON with questions (default: the bundled reference corpus); with "
-            "--dataset musique|hotpotqa, the optional pooled corpus of that dataset."
-        ),
-    ] = None,
+    corpus: CorpusOption = None,
     dataset: DatasetOption = None,
     path: PathOption = None,
     genome: GenomeOption = None,
     db: DbOption = None,
     ns: CorpusNsOption = None,
-    json_out: Annotated[Path | None, typer.Option("--json", help="Write results here.")] = None,
+    report_out: ReportOutOption = None,
     negative: Annotated[
         bool,
         typer.Option(
@@ -61,6 +62,7 @@ def bench_command(
         ),
     ] = True,
     embedder: EmbedderOption = None,
+    as_json: JsonOption = False,
 ) -> None:
     """Run a genome over a corpus and print it beside flat BM25, dense and hybrid baselines
     (the dense ones on the namespace's embedder).
@@ -68,6 +70,7 @@ def bench_command(
     Exit 5 when the negative evaluation recalls a memory that must not be recalled (or a
     control does not find its live counterpart, which would make the evaluation vacuous)."""
     with cli_errors():
+        granted_view(None, ReadView())  # the caller reads the shared scope
         chosen = load_genome(genome)
         data, namespace, path = load_questions(
             dataset and dataset.value, path, corpus, ns, "benchmark"
@@ -85,25 +88,21 @@ def bench_command(
             neg = run_negative(store, chosen) if negative else None
             caps = store.capabilities
             stamp = store.run("get_space", {"ns": namespace})[0]["embedder"]
-        _print(runs, caps.engine, caps.version, path)
-        say(f"embedder: {stamp}; flat hybrid = BM25 and dense fused by RRF (k = 60)")
-        if neg is not None:
-            _print_negative(neg)
-        if json_out:
-            write_json_atomic(
-                json_out,
-                bench_report(
-                    runs,
-                    genome=chosen,
-                    engine=caps.engine,
-                    version=caps.version,
-                    corpus=str(path),
-                    ns=namespace,
-                    negative=neg,
-                    embedder=stamp,
-                ),
-            )
-            out.print(f"wrote {json_out}", highlight=False)
+        report = bench_report(
+            runs, genome=chosen, engine=caps.engine, version=caps.version, corpus=str(path),
+            ns=namespace, negative=neg, embedder=stamp,
+        )  # fmt: skip
+        if report_out:
+            write_json_atomic(report_out, report)
+        if as_json:
+            emit_json(report)
+        else:
+            _print(runs, caps.engine, caps.version, path)
+            say(f"embedder: {stamp}; flat hybrid = BM25 and dense fused by RRF (k = 60)")
+            if neg is not None:
+                _print_negative(neg)
+            if report_out:
+                say(f"wrote {report_out}")
         if neg is not None and not neg.ok:
             raise typer.Exit(code=NEGATIVE_FAILED)
 
@@ -149,10 +148,7 @@ def _print(runs: list, engine: str, version: str, path: Path) -> None:
         out.print(per_kind)
         out.print(_recall_by_kind(runs, kinds))
     stages = runs[0].summary.stage_p50_ms
-    out.print(
-        "mragent p50 per stage: " + ", ".join(f"{k} {v:.2f} ms" for k, v in stages.items()),
-        highlight=False,
-    )
+    say("mragent p50 per stage: " + ", ".join(f"{k} {v:.2f} ms" for k, v in stages.items()))
 
 
 def _recall_by_kind(runs: list, kinds: list[str]) -> Table:
@@ -178,11 +174,12 @@ def _recall_by_kind(runs: list, kinds: list[str]) -> Table:
 
 def _print_negative(report: NegativeReport) -> None:
     table = Table(title="negative evaluation (%)")
-    for column in ("category", "absent", "control found"):
+    for column in ("category", "absent", "control found", "long-lived reader"):
         table.add_column(column, justify="left" if column == "category" else "right")
-    absence, presence = report.absence, report.presence
+    absence, presence, lived = report.absence, report.presence, report.long_lived
     for category in CATEGORIES:
-        table.add_row(category, f"{100 * absence[category]:.1f}", f"{100 * presence[category]:.1f}")
+        rates = (absence[category], presence[category], lived[category])
+        table.add_row(category, *(f"{100 * rate:.1f}" for rate in rates))
     out.print(table)
     for failure in report.failures():
         say(f"  FAILED: {failure}")

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -33,6 +35,7 @@ from mragent.core.embedding import (
     embedder_name,
 )
 from mragent.core.errors import (
+    AccessDenied,
     ConfigError,
     CorpusError,
     EmbeddingMismatch,
@@ -43,8 +46,9 @@ from mragent.core.store.base import GraphStore
 from mragent.core.view import DEFAULT_SCOPE, ReadView
 from mragent.memory.records import parse_time
 
-console = Console(stderr=True)
-out = Console()
+# No emoji codes: a memory text with ":thumbs_up:" in it is printed as it is.
+console = Console(stderr=True, emoji=False)
+out = Console(emoji=False)
 
 DbOption = Annotated[
     str | None,
@@ -76,19 +80,17 @@ NsOption = Annotated[
 
 
 def say(text: str) -> None:
-    """Print a line of plain text on stdout (no markup, no wrapping: ids stay whole)."""
-    out.print(text, markup=False, highlight=False, soft_wrap=True)
+    """Print text on stdout as it is: no markup, no emoji codes, no wrapping (ids and
+    memory texts stay whole and verbatim)."""
+    print(text)
 
 
-PrincipalOption = Annotated[
-    str | None,
-    typer.Option(
-        "--principal",
-        envvar="MRAGENT_PRINCIPAL",
-        show_envvar=True,
-        help="Who makes this change: human:NAME, agent:NAME or system:NAME (required).",
-    ),
-]
+def emit_json(data: Any) -> None:
+    """Print one JSON document on stdout (what ``--json`` means on every command):
+    plain ``json.dumps``, so nothing wraps a string or reads markup in it."""
+    print(json.dumps(data, indent=2, default=str))
+
+
 ScopeOption = Annotated[
     str, typer.Option("--scope", help="Scope the memory lives in (default: shared).")
 ]
@@ -106,7 +108,13 @@ AuditLogOption = Annotated[
         "(default: audit.jsonl under ./.mragent or $MRAGENT_HOME).",
     ),
 ]
-JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
+ReportOutOption = Annotated[
+    Path | None,
+    typer.Option("--out", help="Also write the report JSON to this file (atomically)."),
+]
+JsonOption = Annotated[
+    bool, typer.Option("--json", help="Print one JSON document on stdout instead of text.")
+]
 IncludePendingOption = Annotated[
     bool, typer.Option(help="Read pending memories too (their evidence is halved).")
 ]
@@ -135,15 +143,13 @@ def chosen_embedder(spec: str | None) -> Embedder | None:
     return embedder_from_spec(spec) if spec else None
 
 
-def check_embedder(store: GraphStore, ns: str, spec: str | None, action: str) -> None:
-    """Refuse ``--embedder SPEC`` on a namespace stamped with another embedder, naming
-    both sides (for the commands that read or write memories without embedding).
+def check_embedder(store: GraphStore, ns: str, model: Embedder | None, action: str) -> None:
+    """Refuse the ``--embedder`` model on a namespace stamped with another embedder,
+    naming both sides (for the commands that read or write memories without embedding).
 
     Raises:
-        EmbeddingMismatch: when ``spec`` is not the namespace's embedder.
-        EmbedderUnavailable: when ``spec`` names a model whose package is absent.
+        EmbeddingMismatch: when ``model`` is not the namespace's embedder.
     """
-    model = chosen_embedder(spec)
     rows = store.run("get_space", {"ns": ns}) if model is not None else []
     if model is not None and rows:
         check_identity(ns, rows[0].get("embedder"), model.identity, action)
@@ -203,6 +209,13 @@ PathOption = Annotated[
     typer.Option("--path", help="The --dataset file (JSON list, or JSON lines as .jsonl)."),
 ]
 
+CorpusOption = Annotated[
+    Path | None,
+    typer.Option(
+        help="Corpus JSON with questions (default: the bundled reference corpus); with "
+        "--dataset musique|hotpotqa, the optional pooled corpus of that dataset."
+    ),
+]
 GenomeOption = Annotated[
     str | None,
     typer.Option(help="Preset name, genome JSON or optimize.report.json (default: default)."),
@@ -218,18 +231,21 @@ INPUT_ERRORS = (CorpusError, ConfigError, EmbeddingMismatch)
 
 @contextmanager
 def cli_errors() -> Iterator[None]:
-    """Turn mragent errors into a one-line message and an exit code."""
+    """Turn mragent errors into a one-line message on stderr and an exit code: 2 bad
+    input, 3 refused (the memory's rules, authentication, grants), 1 anything else."""
     try:
         yield
     except INPUT_ERRORS as exc:
-        console.print(f"[red]error:[/red] {exc}", highlight=False, soft_wrap=True)
-        raise typer.Exit(code=2) from None
-    except WriteRefused as exc:
-        console.print(f"[red]refused:[/red] {exc}", highlight=False, soft_wrap=True)
-        raise typer.Exit(code=3) from None
+        _fail("error", exc, 2)
+    except (WriteRefused, AccessDenied) as exc:
+        _fail("refused", exc, 3)
     except MragentError as exc:
-        console.print(f"[red]error:[/red] {exc}", highlight=False, soft_wrap=True)
-        raise typer.Exit(code=1) from None
+        _fail("error", exc, 1)
+
+
+def _fail(label: str, exc: Exception, code: int) -> NoReturn:
+    console.print(f"[red]{label}:[/red] {escape(str(exc))}", highlight=False, soft_wrap=True)
+    raise typer.Exit(code=code) from None
 
 
 def load_questions(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -11,25 +12,37 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from mragent.cli.common import (
     CorpusNsOption,
+    CorpusOption,
     Dataset,
     DatasetOption,
     DbOption,
     EmbedderOption,
+    JsonOption,
     PathOption,
     chosen_embedder,
     cli_errors,
     console,
     embedder_namespace,
+    emit_json,
     ingest_if_empty,
     load_questions,
-    out,
+    say,
 )
+from mragent.cli.identity import granted_view
 from mragent.core.genome import GENES
 from mragent.core.store import open_store
+from mragent.core.view import ReadView
 from mragent.evolution.checkpoint import checkpoint_path
+from mragent.evolution.latency import RETIME_REPEATS
 from mragent.evolution.objectives import ACCURACY, RECALL, RECALL_METRIC
 from mragent.evolution.report import write_reports
-from mragent.evolution.run import DEFAULT_GENERATIONS, DEFAULT_POPULATION, EvolveOptions, run_evolve
+from mragent.evolution.run import (
+    DEFAULT_COMPARE_SEEDS,
+    DEFAULT_GENERATIONS,
+    DEFAULT_POPULATION,
+    EvolveOptions,
+    run_evolve,
+)
 
 if TYPE_CHECKING:
     from mragent.core.corpus import Corpus
@@ -37,7 +50,7 @@ if TYPE_CHECKING:
     from mragent.core.store.base import GraphStore
     from mragent.evolution.run import EvolveRun
     from mragent.evolution.study import Study
-    from mragent.evolution.trial import Evaluation
+    from mragent.evolution.trial import Evaluation, Trial
 
 EXIT_INTERRUPTED = 130
 _DEPTH = next(spec for spec in GENES if spec.name == "traversalDepth")
@@ -65,14 +78,6 @@ def _depth_range(max_depth: int | None) -> tuple[tuple[str, float, float], ...]:
     return (("traversalDepth", float(_DEPTH.low), float(max_depth)),)
 
 
-CorpusOption = Annotated[
-    Path | None,
-    typer.Option(help="Corpus JSON with questions (default: the bundled reference corpus)."),
-]
-PoolOption = Annotated[
-    Path | None,
-    typer.Option(help="With --dataset musique|hotpotqa: the dataset's pooled corpus file."),
-]
 GenerationsOption = Annotated[
     int, typer.Option(min=0, help="Generations after the initial population.")
 ]
@@ -88,16 +93,43 @@ SplitOption = Annotated[
     ),
 ]
 WorkersOption = Annotated[
-    int, typer.Option(min=1, help="Processes evaluating genomes in parallel.")
+    int,
+    typer.Option(
+        min=1,
+        help="Worker processes of a Dask LocalCluster evaluating genomes in parallel "
+        "(1: in this process).",
+    ),
+]
+SchedulerOption = Annotated[
+    str | None,
+    typer.Option(
+        envvar="MRAGENT_DASK_SCHEDULER",
+        show_envvar=True,
+        help="Evaluate on an existing Dask cluster: its scheduler's address, tcp://HOST:PORT. "
+        "Its workers need mragent installed and must reach --db (not the loopback-only "
+        "embedded FalkorDB of another machine).",
+    ),
 ]
 OutOption = Annotated[Path, typer.Option("--out", help="Directory for reports and the checkpoint.")]
 ResumeOption = Annotated[
     bool, typer.Option("--resume", help="Continue from the checkpoint in --out.")
 ]
-CompareRandomOption = Annotated[
+CompareOption = Annotated[
     bool,
     typer.Option(
-        "--compare-random", help="Also run random search with the same evaluation budget."
+        "--compare",
+        help="Also run random search and Optuna's TPE and NSGA-II samplers at NSGA-II's "
+        "evaluation budget, over --compare-seeds seeds; writes compare.png and a table.",
+    ),
+]
+CompareSeedsOption = Annotated[
+    int, typer.Option(min=1, help="Seeds --compare runs each method with (--seed, --seed+1, ...).")
+]
+OptunaStorageOption = Annotated[
+    str | None,
+    typer.Option(
+        help="Export the archive as an Optuna study to this storage, e.g. sqlite:///evolve.db "
+        "(for optuna-dashboard and optuna.visualization); a study of the same name is replaced.",
     ),
 ]
 ObjectiveOption = Annotated[
@@ -127,7 +159,12 @@ TimeCapOption = Annotated[
     ),
 ]
 RetimeRepeatsOption = Annotated[
-    int, typer.Option(min=1, help="Repeats of the interleaved latency re-timing.")
+    int,
+    typer.Option(
+        min=1,
+        help="Repeats of the interleaved latency re-timing of a work-only claim "
+        "(6 or more for a 95% confidence interval).",
+    ),
 ]
 
 
@@ -135,7 +172,6 @@ def evolve_command(
     corpus: CorpusOption = None,
     dataset: DatasetOption = None,
     path: PathOption = None,
-    pool: PoolOption = None,
     db: DbOption = None,
     ns: CorpusNsOption = None,
     generations: GenerationsOption = DEFAULT_GENERATIONS,
@@ -143,13 +179,17 @@ def evolve_command(
     seed: SeedOption = 0,
     split: SplitOption = "0.3",
     workers: WorkersOption = 1,
+    scheduler: SchedulerOption = None,
     out_dir: OutOption = Path("mragent-evolve"),
     resume: ResumeOption = False,
-    compare_random: CompareRandomOption = False,
+    compare: CompareOption = False,
+    compare_seeds: CompareSeedsOption = DEFAULT_COMPARE_SEEDS,
     objective: ObjectiveOption = Objective.AUTO,
     max_depth: MaxDepthOption = None,
     time_cap: TimeCapOption = None,
-    retime_repeats: RetimeRepeatsOption = 5,
+    retime_repeats: RetimeRepeatsOption = RETIME_REPEATS,
+    optuna_storage: OptunaStorageOption = None,
+    as_json: JsonOption = False,
     embedder: EmbedderOption = None,
 ) -> None:
     """Evolve the retrieval genome (NSGA-II) and gate the winner against the default.
@@ -158,16 +198,20 @@ def evolve_command(
     accuracy (max); then cost = deterministic work (min), context tokens (min),
     hops (min). The winner is the highest-scoring genome of the whole archive
     that keeps its training quality objectives and gains 5 points in one of them
-    or 20% re-timed latency. Writes optimize.report.json, optimize.report.md and
-    pareto.png to --out; a checkpoint after every generation (--resume).
+    or cuts work 20%; a work-only claim is re-timed against the default and
+    vetoed only when the confidence interval of the latency ratio lies wholly
+    above 0.8 (an unclear measurement leaves the decision as it is). Writes
+    optimize.report.json, optimize.report.md and pareto.png to --out; a
+    checkpoint after every generation (--resume).
 
     Exit codes: 0 the gate passed; 3 no variant passed (the baseline stands);
     2 bad input or a corrupt checkpoint (moved aside); 1 database failure;
-    130 interrupted (continue with --resume).
+    130 interrupted (continue with --resume). --json prints optimize.report.json.
     """
     with cli_errors():
+        granted_view(None, ReadView())  # the caller reads the shared scope
         chosen_objective = _objective(objective, dataset.value if dataset else None)
-        data, namespace, path = _questions(dataset, path, pool, corpus, ns)
+        data, namespace, path = _questions(dataset, path, corpus, ns)
         model = chosen_embedder(embedder)
         namespace = embedder_namespace(namespace, ns, model)
         with open_store(db) as store:
@@ -182,31 +226,31 @@ def evolve_command(
                 seed=seed,
                 split=split,
                 workers=workers,
+                scheduler=scheduler,
                 out_dir=out_dir,
                 resume=resume,
-                compare_random=compare_random,
+                compare=compare,
+                compare_seeds=compare_seeds,
                 objective=chosen_objective,
                 gene_ranges=_depth_range(max_depth),
                 time_cap_s=time_cap,
                 retime_repeats=retime_repeats,
+                optuna_storage=optuna_storage,
             )
             run = _run_with_progress(store, data, options)
         paths = write_reports(run)
-    _print_summary(run, paths)
+    if as_json:
+        emit_json(json.loads(paths[0].read_text(encoding="utf-8")))
+    else:
+        _print_summary(run, paths)
     raise typer.Exit(code=run.exit_code)
 
 
 def _questions(
-    dataset: Dataset | None,
-    path: Path | None,
-    pool: Path | None,
-    corpus: Path | None,
-    ns: str | None,
+    dataset: Dataset | None, path: Path | None, corpus: Path | None, ns: str | None
 ) -> tuple[Corpus, str, Path]:
-    """The question set: a public dataset with its pool, or a project-format corpus."""
-    if dataset is not None and dataset.value != "mragent":
-        return load_questions(dataset.value, path, pool, ns, "evolve against")
-    return load_questions(None, path, corpus, ns, "evolve against")
+    """The question set: a public dataset with its pooled corpus, or a project-format corpus."""
+    return load_questions(dataset and dataset.value, path, corpus, ns, "evolve against")
 
 
 def _note_fresh_start(out_dir: Path, resume: bool) -> None:
@@ -240,8 +284,10 @@ def _run_with_progress(store: GraphStore, data: Corpus, options: EvolveOptions) 
         def on_evaluated(genome: Genome, evaluation: Evaluation) -> None:
             evaluated[0] += 1
             progress.update(task, status=f"{evaluated[0]} evaluated")
-            # One line per genome: the bar alone says nothing in a log file.
-            progress.console.print(_genome_line(evaluated[0], genome, evaluation), highlight=False)
+
+        def on_trial(trial: Trial) -> None:
+            # One line per trial: the bar alone says nothing in a log file.
+            progress.console.print(_trial_line(trial), highlight=False)
 
         def on_generation(study: Study) -> None:
             progress.update(
@@ -260,6 +306,7 @@ def _run_with_progress(store: GraphStore, data: Corpus, options: EvolveOptions) 
                 data,
                 options,
                 on_generation=on_generation,
+                on_trial=on_trial,
                 on_evaluated=on_evaluated,
                 on_phase=on_phase,
             )
@@ -273,12 +320,14 @@ def _run_with_progress(store: GraphStore, data: Corpus, options: EvolveOptions) 
             raise typer.Exit(code=EXIT_INTERRUPTED) from None
 
 
-def _genome_line(n: int, genome: Genome, e: Evaluation) -> str:
+def _trial_line(trial: Trial) -> str:
+    """A trial as the terminal shows it, numbered as in every report (#0: the baseline)."""
+    e, genome = trial.evaluation, trial.genome
     recall = f"R@5 {100 * e.metric(RECALL_METRIC):.1f} " if e.recall else ""
     late = " TIMED OUT (dominated)" if e.timed_out else ""
     return (
-        f"genome {n}: {recall}acc {100 * e.accuracy:.1f} work {e.work:.0f} "
-        f"p50 {e.latency_p50_ms:.0f} ms depth {genome.traversalDepth} "
+        f"#{trial.number} gen {trial.generation}: {recall}acc {100 * e.accuracy:.1f} "
+        f"work {e.work:.0f} p50 {e.latency_p50_ms:.0f} ms depth {genome.traversalDepth} "
         f"fanout {genome.tagFanout} cueK {genome.cueK}{late}"
     )
 
@@ -287,18 +336,16 @@ def _print_summary(run: EvolveRun, paths: list[Path]) -> None:
     gate, study, held = run.gate, run.study, run.held_out
     base, chosen = study.baseline_trial, run.chosen
     if gate.passed:
-        out.print(
+        say(
             f"gate passed on {' and '.join(gate.claims)}: trial #{chosen.number} "
             f"accuracy {100 * base.evaluation.accuracy:.1f} -> "
             f"{100 * chosen.evaluation.accuracy:.1f}, work {base.evaluation.work:.0f} -> "
-            f"{chosen.evaluation.work:.0f}, score {base.score:.3f} -> {chosen.score:.3f}",
-            highlight=False,
+            f"{chosen.evaluation.work:.0f}, score {base.score:.3f} -> {chosen.score:.3f}"
         )
     else:
-        out.print(
+        say(
             f"gate not passed: the baseline stands (best found: trial #{chosen.number}, "
-            f"score {chosen.score:.3f} vs baseline {base.score:.3f})",
-            highlight=False,
+            f"score {chosen.score:.3f} vs baseline {base.score:.3f})"
         )
     if held:
         recall = "".join(
@@ -306,14 +353,9 @@ def _print_summary(run: EvolveRun, paths: list[Path]) -> None:
             f"{100 * held.variant.recall_at(k):.1f}; "
             for k, _ in held.variant.recall
         )
-        out.print(
+        say(
             f"held-out ({len(held.questions)} questions): {recall}accuracy "
             f"{100 * held.baseline.accuracy:.1f} -> {100 * held.variant.accuracy:.1f}; "
-            f"gate {'holds' if held.holds else 'does not hold'} on held-out",
-            highlight=False,
+            f"gate {'holds' if held.holds else 'does not hold'} on held-out"
         )
-    out.print(
-        f"{len(study.trials)} genomes in {run.elapsed_s:.1f} s; "
-        f"wrote {', '.join(str(p) for p in paths)}",
-        highlight=False,
-    )
+    say(f"{len(study.trials)} genomes in {run.elapsed_s:.1f} s; wrote {', '.join(map(str, paths))}")

@@ -11,6 +11,7 @@ from mragent.apps.bench import ensure_ingested
 from mragent.apps.browser_view import browser_cypher
 from mragent.apps.datasets import load_questions_corpus
 from mragent.apps.explain import build_trace
+from mragent.apps.explain_json import trace_json
 from mragent.apps.explain_screen import render_trace
 from mragent.apps.html_view import write_html
 from mragent.apps.trace_store import TRACE_CAP, persist_trace
@@ -22,15 +23,18 @@ from mragent.cli.common import (
     EmbedderOption,
     GenomeOption,
     IncludePendingOption,
+    JsonOption,
     PathOption,
     ScopesOption,
     chosen_embedder,
     cli_errors,
     console,
     embedder_namespace,
+    emit_json,
     out,
     read_view,
 )
+from mragent.cli.identity import ReaderOption, granted_view
 from mragent.core.corpus import Corpus, validate_namespace
 from mragent.core.errors import ConfigError
 from mragent.core.genome import load_genome
@@ -83,13 +87,18 @@ def explain_command(
     include_pending: IncludePendingOption = False,
     as_of: AsOfOption = None,
     embedder: EmbedderOption = None,
+    principal: ReaderOption = None,
+    as_json: JsonOption = False,
 ) -> None:
-    """Explain how one question is answered: cues, paths, pruning, ranking, answer, timings."""
+    """Explain how one question is answered: cues, paths, pruning, ranking, answer, timings.
+
+    --json prints the trace as one JSON document on stdout (with --cypher, the query
+    goes to stderr instead)."""
     with cli_errors():
         if not question.strip():
             raise ConfigError("the question is empty")
         chosen = load_genome(genome)
-        view = read_view(scope, include_pending, as_of)
+        view = granted_view(principal, read_view(scope, include_pending, as_of))
         model = chosen_embedder(embedder)
         data, namespace = _memory_source(dataset and dataset.value, path, corpus, ns)
         # bench's namespace for these files and this embedder (a given --ns is kept).
@@ -100,7 +109,8 @@ def explain_command(
                     f"ingested {len(data.contents)} contents into {namespace!r}", highlight=False
                 )
             trace = build_trace(Memory(store, namespace, model, view=view), question, chosen)
-            render_trace(trace, console if cypher else out)
+            if not as_json:
+                render_trace(trace, console if cypher else out)
             if persist:
                 trace_id = persist_trace(store, trace)
                 console.print(
@@ -111,8 +121,13 @@ def explain_command(
         if html:
             size = write_html(trace, html)
             console.print(f"wrote {html} ({size / 1024:.0f} KiB, works offline)", highlight=False)
+        if as_json:
+            emit_json(trace_json(trace))
         if cypher:
-            out.print(browser_cypher(trace), markup=False, highlight=False, soft_wrap=True, end="")
+            # With --json the trace owns stdout: the query goes to stderr.
+            screen = console if as_json else out
+            query = browser_cypher(trace)
+            screen.print(query, markup=False, highlight=False, soft_wrap=True, end="")
 
 
 def _memory_source(

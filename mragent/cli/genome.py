@@ -2,26 +2,34 @@
 
 from __future__ import annotations
 
-import json
 from typing import Annotated
 
 import typer
 from rich import box
 from rich.table import Table
 
-from mragent.cli.common import cli_errors, out
+from mragent.cli.common import JsonOption, cli_errors, emit_json, out
 from mragent.core.genome import GENES, PRESETS, load_genome
 
 app = typer.Typer(help="Show the ten genes, their ranges and the presets.", no_args_is_help=True)
 
 
 @app.command("list")
-def list_genes() -> None:
+def list_genes(as_json: JsonOption = False) -> None:
     """The genes (stage, type, range, what each controls), then every preset's values.
 
     Both tables fit 80 columns without cutting a value: long cells wrap, and the
-    presets are a table of their own, one column each.
+    presets are a table of their own, one column each. --json: both as one document.
     """
+    values = {name: genome.to_json_dict() for name, genome in PRESETS.items()}
+    if as_json:
+        rows = [
+            {"gene": s.name, "stage": s.stage, "type": s.kind, "range": s.describe_range(),
+             "default": s.default, "controls": s.doc}
+            for s in GENES
+        ]  # fmt: skip
+        emit_json({"genes": rows, "presets": values})
+        return
     genes = Table(title="genes", box=box.SIMPLE_HEAD)
     genes.add_column("gene", no_wrap=True)
     for column in ("stage", "type and range", "controls"):
@@ -33,7 +41,6 @@ def list_genes() -> None:
     presets.add_column("gene", no_wrap=True)
     for name in PRESETS:
         presets.add_column(name, overflow="fold")
-    values = {name: genome.to_json_dict() for name, genome in PRESETS.items()}
     for spec in GENES:
         presets.add_row(spec.name, *(str(values[name][spec.name]) for name in PRESETS))
     out.print(presets)
@@ -45,7 +52,9 @@ def show(
         str,
         typer.Argument(help=f"A preset ({', '.join(PRESETS)}), a genome JSON file or a report."),
     ] = "default",
+    as_json: JsonOption = False,
 ) -> None:
-    """Print a genome as JSON (validated)."""
+    """Print a genome as JSON (validated); with or without --json, the output is JSON."""
+    del as_json  # accepted like on every command; the genome is printed as JSON either way
     with cli_errors():
-        out.print_json(json.dumps(load_genome(genome).to_json_dict()))
+        emit_json(load_genome(genome).to_json_dict())

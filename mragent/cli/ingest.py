@@ -11,20 +11,21 @@ from mragent.cli.common import (
     AuditLogOption,
     DbOption,
     EmbedderOption,
+    JsonOption,
     NsOption,
-    PrincipalOption,
     ScopeOption,
     chosen_embedder,
     cli_errors,
-    out,
+    emit_json,
     progress_bar,
+    say,
 )
+from mragent.cli.identity import PrincipalOption, writer
 from mragent.cli.memory import audit_log
 from mragent.core.corpus import validate_namespace
 from mragent.core.store import open_store
 from mragent.core.view import DEFAULT_SCOPE, validate_scope
 from mragent.memory.ingest import BATCH_SIZE, ingest_file
-from mragent.memory.principal import parse_principal
 
 
 def ingest_command(
@@ -37,6 +38,7 @@ def ingest_command(
     batch_size: Annotated[
         int, typer.Option(min=1, max=10_000, help="Contents per atomic batch.")
     ] = BATCH_SIZE,
+    as_json: JsonOption = False,
     readmit: Annotated[
         bool, typer.Option(help="Write texts identical to forgotten memories anyway.")
     ] = False,
@@ -45,7 +47,7 @@ def ingest_command(
     """Load a corpus into a namespace (streamed; idempotent; validated before any write;
     audited)."""
     with cli_errors():
-        who = parse_principal(principal)
+        who = writer(principal)
         validate_namespace(ns)
         validate_scope(scope)
         model = chosen_embedder(embedder)
@@ -71,9 +73,14 @@ def ingest_command(
         added = {
             k: report.nodes_after[k] - report.nodes_before.get(k, 0) for k in report.nodes_after
         }
-        out.print(
+        if as_json:
+            emit_json(
+                {"file": str(file), "namespace": ns, "contents": report.contents,
+                 "batches": report.batches, "added": added}
+            )  # fmt: skip
+            return
+        say(
             f"ingested {report.contents} contents from {file} into {ns!r} "
             f"in {report.batches} batch(es); added "
-            + ", ".join(f"{v} {k}" for k, v in added.items()),
-            highlight=False,
+            + ", ".join(f"{v} {k}" for k, v in added.items())
         )

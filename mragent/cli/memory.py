@@ -1,14 +1,17 @@
-"""``remember``, ``recall``, ``correct``, ``forget``, ``purge`` and ``history``.
+"""``remember``, ``recall``, ``correct``, ``forget``, ``purge``, ``history`` and ``migrate``.
+
+The memory commands are the Python facade (:mod:`mragent.facade`) one call at
+a time: the same authentication, grants, rules and typed results.
 
 Exit codes: 0 done, 1 database or audit-log error, 2 bad input, 3 refused by
-the memory's rules (forgotten text, superseded version, unknown id).
+the memory's rules, the authentication or the grants.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated
 
@@ -24,26 +27,22 @@ from mragent.cli.common import (
     IncludePendingOption,
     JsonOption,
     NsOption,
-    PrincipalOption,
     ScopeOption,
     ScopesOption,
     check_embedder,
     chosen_embedder,
     cli_errors,
-    out,
-    read_view,
+    emit_json,
     say,
 )
+from mragent.cli.identity import PrincipalOption, ReaderOption, writer
 from mragent.core.corpus import validate_namespace
 from mragent.core.errors import ConfigError
-from mragent.core.genome import load_genome
 from mragent.core.store import open_store
 from mragent.core.view import DEFAULT_SCOPE, validate_scope
+from mragent.facade import MemorySession, open_memory, open_review
 from mragent.memory.audit import AuditLog
-from mragent.memory.principal import Principal, parse_principal
-from mragent.memory.reader import Memory
 from mragent.memory.records import MemoryRecord, iso, parse_time
-from mragent.memory.writer import Memories
 
 IdArgument = Annotated[str, typer.Argument(help="Id of a memory version.")]
 ReasonOption = Annotated[str, typer.Option("--reason", help="Why (kept in the audit log).")]
@@ -55,21 +54,31 @@ def audit_log(path: Path | None) -> AuditLog:
 
 
 @contextmanager
-def writing(
+def session(
     principal: str | None,
     ns: str,
     db: str | None,
-    audit: Path | None,
+    audit: Path | None = None,
+    *,
+    write: bool,
+    scope: str = DEFAULT_SCOPE,
+    scopes: list[str] | None = None,
+    genome: str | None = None,
     embedder: str | None = None,
-) -> Iterator[tuple[Memories, Principal]]:
-    """Check the principal and namespace, then open the write side of ``ns``
-    (``embedder``: the ``--embedder`` spec; None: the namespace's)."""
-    who = parse_principal(principal)
+) -> Iterator[MemorySession]:
+    """Authenticate (a write needs a principal), then open ``ns`` through the facade
+    (``embedder``: the ``--embedder`` spec, refused unless the namespace is stamped with
+    it; None: the namespace's own)."""
     validate_namespace(ns)
+    validate_scope(scope)
+    claimed = str(writer(principal)) if write else principal
     model = chosen_embedder(embedder)
-    with open_store(db) as store:
-        check_embedder(store, ns, embedder, "write")
-        yield Memories(store, ns, audit_log(audit), embedder=model), who
+    with open_memory(
+        ns, principal=claimed, db=db, audit_log=audit, scope=scope, read_scopes=scopes,
+        genome=genome, embedder=model,
+    ) as opened:  # fmt: skip
+        check_embedder(opened.store, ns, model, "write" if write else "read")
+        yield opened
 
 
 def _time(value: str | None, option: str) -> float | None:
@@ -102,22 +111,16 @@ def remember_command(
     embedder: EmbedderOption = None,
 ) -> None:
     """Remember a text. Agents' memories start pending unless the namespace trusts them."""
-    with cli_errors(), writing(principal, ns, db, audit, embedder) as (memories, who):
-        result = memories.remember(
-            text,
-            principal=who,
-            scope=validate_scope(scope),
-            title=title,
-            source=source,
-            cues=cue,
-            tags=tag,
-            depends_on=depends_on or (),
-            valid_from=_time(valid_from, "--valid-from"),
-            valid_to=_time(valid_to, "--valid-to"),
+    with cli_errors(), session(
+        principal, ns, db, audit, write=True, scope=scope, embedder=embedder
+    ) as memory:
+        result = memory.remember(
+            text, title=title, source=source, cues=cue, tags=tag, depends_on=depends_on or (),
+            valid_from=_time(valid_from, "--valid-from"), valid_to=_time(valid_to, "--valid-to"),
             readmit=readmit,
-        )
+        )  # fmt: skip
         if as_json:
-            out.print_json(data=result.__dict__)
+            emit_json(result.model_dump())
         elif result.created:
             say(f"{result.id}  ({result.trust})")
         else:
@@ -140,20 +143,20 @@ def correct_command(
     as_json: JsonOption = False,
     embedder: EmbedderOption = None,
 ) -> None:
-    """Write a new version of a memory; the old one stays readable with --as-of."""
-    with cli_errors(), writing(principal, ns, db, audit, embedder) as (memories, who):
+    """Write a new version of a memory; the old one stays readable with --as-of.
+
+    An agent's correction of an accepted memory waits for a human's review."""
+    with cli_errors(), session(
+        principal, ns, db, audit, write=True, scope=scope, embedder=embedder
+    ) as memory:
         start, end = _time(valid_from, "--valid-from"), _time(valid_to, "--valid-to")
-        result = memories.correct(
-            memory_id,
-            text,
-            principal=who,
-            scope=scope,
-            valid_from=start,
-            valid_to=end,
-            readmit=readmit,
+        result = memory.correct(
+            memory_id, text, valid_from=start, valid_to=end, readmit=readmit
         )
         if as_json:
-            out.print_json(data=result.__dict__)
+            emit_json(result.model_dump())
+        elif result.awaits_review:
+            say(f"{result.id}  (pending; supersedes {memory_id} once a human accepts it)")
         else:
             say(f"{result.id}  ({result.trust}; supersedes {memory_id})")
 
@@ -170,26 +173,45 @@ def _forgetting(erase: bool, summary: str) -> Callable[..., None]:
         db: DbOption = None,
         audit: AuditLogOption = None,
         embedder: EmbedderOption = None,
+        as_json: JsonOption = False,
     ) -> None:
-        with cli_errors(), writing(principal, ns, db, audit, embedder) as (memories, who):
-            act = memories.purge if erase else memories.forget
-            ids = act(memory_id, principal=who, reason=reason, scope=scope)
-            say(f"{'purged' if erase else 'forgot'} {len(ids)} version(s): {', '.join(ids)}")
+        with cli_errors():
+            claimed = str(writer(principal))
+            model = chosen_embedder(embedder)
+            if erase:
+                with open_review(
+                    ns, principal=claimed, db=db, audit_log=audit, scope=scope, embedder=model
+                ) as h:
+                    check_embedder(h.store, ns, model, "write")
+                    done = h.purge(memory_id, reason=reason)
+            else:
+                with session(
+                    claimed, ns, db, audit, write=True, scope=scope, embedder=embedder
+                ) as memory:
+                    done = memory.forget(memory_id, reason=reason)
+            if as_json:
+                emit_json(done.model_dump())
+            else:
+                verb = "purged" if erase else "forgot"
+                say(f"{verb} {len(done.ids)} version(s): {', '.join(done.ids)}")
 
     command.__doc__ = summary
     return command
 
 
 forget_command = _forgetting(
-    False, "Forget a memory (every version): gone from every retrieval path, a tombstone kept."
+    False,
+    "Forget a memory (every version): gone from every retrieval path, a tombstone kept. "
+    "An agent forgets only what it wrote, and a human reviews it.",
 )
 purge_command = _forgetting(
-    True, "Forget a memory and erase its text; only the tombstone's hash remains."
+    True, "Forget a memory and erase its text; only the tombstone's hash remains (humans only)."
 )
 
 
 def history_command(
     memory_id: IdArgument,
+    principal: ReaderOption = None,
     ns: NsOption = "default",
     scope: ScopeOption = DEFAULT_SCOPE,
     db: DbOption = None,
@@ -197,12 +219,12 @@ def history_command(
     embedder: EmbedderOption = None,
 ) -> None:
     """Show every version of a memory, with trust, valid time and record time."""
-    with cli_errors():
-        with open_store(db) as store:
-            check_embedder(store, ns, embedder, "read")
-            versions = Memories(store, ns, AuditLog()).history(memory_id, scope)
+    with cli_errors(), session(
+        principal, ns, db, write=False, scope=scope, embedder=embedder
+    ) as memory:
+        versions = memory.history(memory_id)
         if as_json:
-            out.print_json(data=[v.to_json() for v in versions])
+            emit_json([v.to_json() for v in versions])
             return
         for version in versions:
             say(_describe(version))
@@ -212,6 +234,8 @@ def _describe(record: MemoryRecord) -> str:
     state: str = "forgotten" if record.forgotten else record.trust
     if record.superseded_at is not None:
         state += f", superseded {iso(record.superseded_at)}"
+    if record.forgotten_by:
+        state += f", forgotten by {record.forgotten_by}"
     lines = [
         f"{record.id}  [{state}]  by {record.principal}, recorded {iso(record.recorded_at)}",
         f"  valid {iso(record.valid_from) or '-'} .. {iso(record.valid_to) or 'open'}",
@@ -222,6 +246,7 @@ def _describe(record: MemoryRecord) -> str:
 
 def recall_command(
     question: Annotated[str, typer.Argument(help="The question.")],
+    principal: ReaderOption = None,
     ns: NsOption = "default",
     scope: ScopesOption = None,
     include_pending: IncludePendingOption = False,
@@ -235,28 +260,18 @@ def recall_command(
     with cli_errors():
         if not question.strip():
             raise ConfigError("the question is empty")
-        view = read_view(scope, include_pending, as_of)
-        chosen = load_genome(genome)
-        model = chosen_embedder(embedder)
-        with open_store(db) as store:
-            memory = Memory(store, validate_namespace(ns), model, view=view)
-            rec = memory.reconstruct(question, chosen)
-        items = [
-            {
-                "id": item.candidate.id,
-                "title": item.candidate.title,
-                "text": item.candidate.text,
-                "score": round(item.score, 4),
-            }
-            for item in rec.context.items
-        ]
+        when = _time(as_of, "--as-of")
+        scopes = scope or [DEFAULT_SCOPE]
+        with session(
+            principal, ns, db, write=False, scopes=scopes, genome=genome, embedder=embedder
+        ) as memory:
+            found = memory.recall(question, include_pending=include_pending, as_of=when)
         if as_json:
-            answer = {"answer": rec.answer.text, "abstained": rec.answer.abstained}
-            out.print(json.dumps({**answer, "context": items}, indent=2))
+            emit_json(found.model_dump())
             return
-        say(rec.answer.text or "(no answer)")
-        for item in items:
-            say(f"  {item['id']}  {item['text']}")
+        say(found.answer or "(no answer)")
+        for item in found.context:
+            say(f"  {item.id}  {item.text}")
 
 
 def migrate_command(
@@ -266,13 +281,20 @@ def migrate_command(
     db: DbOption = None,
     audit: AuditLogOption = None,
     embedder: EmbedderOption = None,
+    as_json: JsonOption = False,
 ) -> None:
     """Upgrade a namespace written by an earlier mragent (its memories gain provenance)."""
-    with cli_errors(), writing(principal, ns, db, audit, embedder) as (memories, who):
-        report = migrate_namespace(
-            memories.store, ns, principal=who, audit=memories.audit, scope=scope
-        )
-        if not report.changed:
+    with cli_errors():
+        who = writer(principal)
+        validate_namespace(ns)
+        with open_store(db) as store:
+            check_embedder(store, ns, chosen_embedder(embedder), "write")
+            report = migrate_namespace(
+                store, ns, principal=who, audit=audit_log(audit), scope=scope
+            )
+        if as_json:
+            emit_json(asdict(report))
+        elif not report.changed:
             say(f"namespace {ns!r} is already in the current store schema")
         else:
             say(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Annotated
 
 import typer
@@ -11,19 +12,20 @@ from mragent.cli.common import (
     AuditLogOption,
     DbOption,
     EmbedderOption,
+    JsonOption,
     NsOption,
-    PrincipalOption,
     chosen_embedder,
     cli_errors,
     console,
-    out,
+    emit_json,
     progress_bar,
+    say,
 )
+from mragent.cli.identity import PrincipalOption, writer
 from mragent.cli.memory import audit_log
 from mragent.core.corpus import validate_namespace
 from mragent.core.errors import ConfigError
 from mragent.core.store import open_store
-from mragent.memory.principal import parse_principal
 
 BatchSizeOption = Annotated[
     int, typer.Option(min=1, max=10_000, help="Cues or contents per page and per atomic write.")
@@ -37,6 +39,7 @@ def reembed_command(
     db: DbOption = None,
     audit: AuditLogOption = None,
     batch_size: BatchSizeOption = BATCH_SIZE,
+    as_json: JsonOption = False,
 ) -> None:
     """Re-embed every cue and content of a namespace (every scope) with --embedder, and restamp it.
 
@@ -45,7 +48,7 @@ def reembed_command(
     by running the same command again.
     """
     with cli_errors():
-        who = parse_principal(principal)
+        who = writer(principal)
         validate_namespace(ns)
         target = chosen_embedder(embedder)
         if target is None:
@@ -75,24 +78,21 @@ def reembed_command(
                     soft_wrap=True,
                 )
                 raise typer.Exit(code=130) from None
-        _print_report(report, target.identity.dimension)
+        if as_json:
+            emit_json(asdict(report))
+        else:
+            _print_report(report, target.identity.dimension)
 
 
 def _print_report(report: ReembedReport, dimension: int) -> None:
     ns = report.namespace
     if not report.changed:
-        out.print(
-            f"namespace {ns!r} already uses {report.after}; nothing to re-embed",
-            highlight=False,
-            soft_wrap=True,
-        )
+        say(f"namespace {ns!r} already uses {report.after}; nothing to re-embed")
         return
     how = "resumed and finished" if report.resumed else "re-embedded"
     index = f"; rebuilt the vector index for dimension {dimension}" if report.index_rebuilt else ""
-    out.print(
+    say(
         f"{how} {report.cues} of {report.total} cues and {report.contents} of "
         f"{report.content_total} contents of {ns!r} from {report.before} "
-        f"to {report.after} in {report.batches} batch(es){index}",
-        highlight=False,
-        soft_wrap=True,
+        f"to {report.after} in {report.batches} batch(es){index}"
     )

@@ -7,6 +7,7 @@ the memory's rules (an agent principal, a key held by another id).
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from enum import Enum
 from pathlib import Path
 from typing import Annotated
@@ -19,19 +20,20 @@ from mragent.cli.common import (
     AuditLogOption,
     DbOption,
     EmbedderOption,
+    JsonOption,
     NsOption,
-    PrincipalOption,
     ScopesOption,
     check_embedder,
     chosen_embedder,
     cli_errors,
+    emit_json,
     say,
 )
+from mragent.cli.identity import PrincipalOption, ReaderOption, reader, writer
 from mragent.cli.memory import audit_log
 from mragent.core.corpus import validate_namespace
 from mragent.core.store import open_store
 from mragent.core.view import DEFAULT_SCOPE
-from mragent.memory.principal import parse_principal
 
 FileArgument = Annotated[Path, typer.Argument(help="The memories file (mragent-memories/1).")]
 
@@ -53,21 +55,26 @@ def export_command(
             "--include-forgotten", help="Export tombstones too (forgotten and purged memories)."
         ),
     ] = False,
+    principal: ReaderOption = None,
     db: DbOption = None,
     embedder: EmbedderOption = None,
+    as_json: JsonOption = False,
 ) -> None:
     """Write a namespace's memories (every version, oldest first) to FILE, atomically."""
     with cli_errors():
         validate_namespace(ns)
+        scopes = scope or [DEFAULT_SCOPE]
+        who = reader(principal)
+        if who is not None:
+            who.check_read(scopes)
         with open_store(db) as store:
-            check_embedder(store, ns, embedder, "read")
+            check_embedder(store, ns, chosen_embedder(embedder), "read")
             report = export_memories(
-                store,
-                ns,
-                file,
-                scopes=scope or [DEFAULT_SCOPE],
-                include_forgotten=include_forgotten,
+                store, ns, file, scopes=scopes, include_forgotten=include_forgotten
             )
+        if as_json:
+            emit_json(asdict(report))
+            return
         dropped = (
             f"; {report.dropped_references} dependency(ies) on forgotten memories left out"
             if report.dropped_references
@@ -100,10 +107,11 @@ def import_command(
     db: DbOption = None,
     audit: AuditLogOption = None,
     embedder: EmbedderOption = None,
+    as_json: JsonOption = False,
 ) -> None:
     """Import FILE into a namespace; every record is checked before anything is written."""
     with cli_errors():
-        who = parse_principal(principal)
+        who = writer(principal)
         validate_namespace(ns)
         model = chosen_embedder(embedder)
         with open_store(db) as store:
@@ -118,6 +126,9 @@ def import_command(
                 embedder=model,
                 readmit=readmit,
             )
+        if as_json:
+            emit_json(asdict(report))
+            return
         deleted = f", {report.deleted} node(s) deleted first" if report.mode == "replace" else ""
         say(
             f"imported {report.written} memory version(s) into {ns!r} "

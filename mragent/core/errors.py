@@ -67,6 +67,12 @@ class WriteRefused(MragentError):
     one's own memory, correcting a superseded version, an unknown id."""
 
 
+class AccessDenied(MragentError):
+    """A caller is not who it claims to be, or reaches beyond its grants: a wrong
+    token, a claimed principal other than the authenticated one, a scope it may not
+    read or write, a credentials file others can read."""
+
+
 class MigrationInProgress(EmbeddingMismatch):
     """A namespace is being re-embedded: its cues are in two spaces at once.
 

@@ -1,22 +1,46 @@
-"""Registry of named Cypher queries and the one door for interpolation.
+"""Registry of named Cypher queries, their shared fragments and the one door for interpolation.
 
 Each query is a ``.cypher`` file whose header declares what it takes::
 
     // traverse: expand entry cues into contents.
     // params: ns, cues, fanout, decay, prune, limit
     // returns: content_id, evidence, hops, path
-    // render: depth 1..4
+    // render: depth 1..4, rank {rank|rank_pending|rank_all}
 
 ``params`` are Cypher ``$parameters``. ``render`` names the only placeholders
-(``{{depth}}``) that are substituted into the text, each a range-checked
-integer; Cypher cannot parameterise a variable-length bound such as ``*1..N``.
-A file under ``cypher/<engine>/`` overrides the common one for that engine
-only where the dialect really differs.
+that are substituted into the text at run time (``{{depth}}``, ``{{rank}}``):
+each is a range-checked integer or an identifier from a declared closed set;
+Cypher cannot parameterise a variable-length bound such as ``*1..N`` or a
+property name. A file under ``cypher/<engine>/`` overrides the common one for
+that engine only where the dialect really differs.
+
+**Fragments.** A predicate or expression several queries need (the read view,
+above all) lives once, in ``cypher/fragments/NAME.cypher`` (an engine's own
+version in ``cypher/fragments/<engine>/NAME.cypher``), with a header::
+
+    // fragment: visible(m)
+    // params: ns, scopes, trust, as_of
+
+A query includes it with ``{{> visible m}}``: the registry replaces the marker
+with the fragment's body (its ``//`` lines dropped), the fragment's formal
+argument replaced as a whole word by the actual one (an identifier or a
+property path such as ``rec.embedding``). Fragments may include fragments.
+Expansion happens once, when the registry loads, for each engine; the expanded
+text is what a template holds, and its header ``params`` are checked against
+the expanded body. Nothing is interpolated at run time except through
+:meth:`QueryTemplate.render`.
+
+**Write conventions** (every write query follows them; see ``cypher/README.md``):
+a write includes ``{{> bump space}}`` first, which bumps the namespace's
+``MemorySpace.version`` in the same statement, stamps ``v = space.version`` on
+every node it creates or whose visibility it changes, and returns ``version``,
+so the caller can check that exactly one row came back.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -25,35 +49,51 @@ from mragent.core.errors import ConfigError, QueryError
 from mragent.core.paths import shipped
 
 ENGINES = ("falkordb", "neo4j", "memgraph")
+FRAGMENTS = "fragments"
 _PLACEHOLDER = re.compile(r"\{\{(\w+)\}\}")
+_INCLUDE = re.compile(r"\{\{>\s*(\w+)(?:\s+([^\s{}]+))?\s*\}\}")
 _HEADER = re.compile(r"^//\s*(params|returns|render):\s*(.*)$")
+_FRAGMENT = re.compile(r"^//\s*fragment:\s*(\w+)(?:\((\w*)\))?\s*$")
 _CONTINUATION = re.compile(r"^//\s{3,}\S")
-_RENDER_ITEM = re.compile(r"^(\w+)\s+(-?\d+)\.\.(-?\d+)$")
+_RENDER_RANGE = re.compile(r"^(\w+)\s+(-?\d+)\.\.(-?\d+)$")
+_RENDER_CHOICE = re.compile(r"^(\w+)\s+\{(\w+(?:\|\w+)*)\}$")
+_ARGUMENT = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*$")
+_MAX_NESTING = 8
+
+RenderSpec = tuple[int, int] | frozenset[str]
 
 
 @dataclass(frozen=True)
 class QueryTemplate:
-    """A parsed ``.cypher`` file."""
+    """A parsed ``.cypher`` file, its fragments expanded for one engine."""
 
     name: str
     engine: str | None  # None for the common file
     text: str
     params: frozenset[str]
     returns: tuple[str, ...]
-    render_bounds: dict[str, tuple[int, int]]
+    render_specs: Mapping[str, RenderSpec]
 
-    def render(self, **values: int) -> str:
-        """Substitute the declared integer placeholders and nothing else.
+    def render(self, **values: int | str) -> str:
+        """Substitute the declared placeholders and nothing else.
 
         Raises:
-            ConfigError: when a value is missing, not an int, or out of range.
+            ConfigError: when a value is missing, of the wrong type, out of range
+                or not in its closed set.
         """
-        if set(values) != set(self.render_bounds):
+        if set(values) != set(self.render_specs):
             raise ConfigError(
-                f"query {self.name!r} renders {sorted(self.render_bounds)}, got {sorted(values)}"
+                f"query {self.name!r} renders {sorted(self.render_specs)}, got {sorted(values)}"
             )
         for key, value in values.items():
-            low, high = self.render_bounds[key]
+            spec = self.render_specs[key]
+            if isinstance(spec, frozenset):
+                if type(value) is not str or value not in spec:
+                    raise ConfigError(
+                        f"query {self.name!r}: {key}={value!r} must be one of {sorted(spec)}"
+                    )
+                continue
+            low, high = spec
             # bool is an int subclass; a True here is a bug, not a depth of 1.
             if type(value) is not int or not low <= value <= high:
                 raise ConfigError(
@@ -61,13 +101,21 @@ class QueryTemplate:
                 )
         return _PLACEHOLDER.sub(lambda m: str(values[m.group(1)]), self.text)
 
-    def check_params(self, params: dict[str, object]) -> None:
+    def check_params(self, params: Mapping[str, object]) -> None:
         """Refuse a call whose parameters differ from the declared ones."""
         given = set(params)
         if given != self.params:
             missing = sorted(self.params - given)
             extra = sorted(given - self.params)
             raise QueryError(self.name, f"parameters missing {missing}, unexpected {extra}")
+
+
+@dataclass(frozen=True)
+class _Fragment:
+    name: str
+    formal: str | None
+    body: str  # its own includes not yet expanded
+    params: frozenset[str]
 
 
 def _header_items(text: str) -> list[tuple[str, str]]:
@@ -92,33 +140,110 @@ def _header_items(text: str) -> list[tuple[str, str]]:
     return items
 
 
-def _parse(name: str, engine: str | None, text: str) -> QueryTemplate:
+def _listed(value: str) -> list[str]:
+    return [item.strip() for item in value.split(",") if item.strip()]
+
+
+def _render_specs(name: str, items: list[str]) -> dict[str, RenderSpec]:
+    specs: dict[str, RenderSpec] = {}
+    for item in items:
+        ranged, choice = _RENDER_RANGE.match(item), _RENDER_CHOICE.match(item)
+        if ranged:
+            specs[ranged.group(1)] = (int(ranged.group(2)), int(ranged.group(3)))
+        elif choice:
+            specs[choice.group(1)] = frozenset(choice.group(2).split("|"))
+        else:
+            raise ConfigError(f"{name}.cypher: bad render declaration {item!r}")
+    return specs
+
+
+def _parse_fragment(path: Path) -> _Fragment:
+    text = path.read_text(encoding="utf-8")
+    declared = _FRAGMENT.match(text.splitlines()[0].strip()) if text.strip() else None
+    if not declared or declared.group(1) != path.stem:
+        raise ConfigError(f"{path}: a fragment starts with '// fragment: {path.stem}(arg)'")
+    params = next((_listed(v) for k, v in _header_items(text) if k == "params"), [])
+    body = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("//"))
+    return _Fragment(path.stem, declared.group(2) or None, body.strip(), frozenset(params))
+
+
+def _substitute(fragment: _Fragment, argument: str | None, where: str) -> str:
+    """The fragment's body with its formal argument replaced by ``argument``."""
+    if (fragment.formal is None) != (argument is None):
+        wanted = f"one argument ({fragment.formal})" if fragment.formal else "no argument"
+        raise ConfigError(f"{where}: fragment {fragment.name!r} takes {wanted}")
+    if fragment.formal is None or argument is None:
+        return fragment.body
+    if not _ARGUMENT.match(argument):
+        raise ConfigError(f"{where}: fragment argument {argument!r} is not an identifier")
+    # Not after `$`, `.` or a word character: a parameter or property of that name stays.
+    word = re.compile(rf"(?<![\w$.]){re.escape(fragment.formal)}\b")
+    root = argument.split(".")[0]
+    if root != fragment.formal and re.search(rf"(?<![\w$.]){re.escape(root)}\b", fragment.body):
+        raise ConfigError(f"{where}: argument {argument!r} collides with {fragment.name!r}")
+    return word.sub(argument, fragment.body)
+
+
+def _expand(text: str, engine: str, where: str, depth: int = 0) -> str:
+    """``text`` with every ``{{> fragment arg}}`` replaced, recursively."""
+    if depth > _MAX_NESTING:
+        raise ConfigError(f"{where}: fragments nest deeper than {_MAX_NESTING} (a cycle?)")
+    fragments = _fragments(engine)
+
+    def include(match: re.Match[str]) -> str:
+        found = fragments.get(match.group(1))
+        if found is None:
+            raise ConfigError(f"{where}: no fragment {match.group(1)!r}")
+        body = _substitute(found, match.group(2), where)
+        return _expand(body, engine, f"{where} > {found.name}", depth + 1)
+
+    expanded = _INCLUDE.sub(include, text)
+    if "{{>" in expanded:
+        raise ConfigError(f"{where}: malformed include (expected '{{{{> fragment argument}}}}')")
+    return expanded
+
+
+@cache
+def _fragments(engine: str) -> dict[str, _Fragment]:
+    """Fragments for ``engine``: the common ones, overridden by the engine's own."""
+    root = query_dir() / FRAGMENTS
+    found = {path.stem: _parse_fragment(path) for path in sorted(root.glob("*.cypher"))}
+    found.update({p.stem: _parse_fragment(p) for p in sorted((root / engine).glob("*.cypher"))})
+    return found
+
+
+def _check_fragments(engine: str) -> None:
+    """Each fragment's header params are those its body (expanded) uses."""
+    for fragment in _fragments(engine).values():
+        body = _expand(fragment.body, engine, f"fragment {fragment.name} ({engine})")
+        used = set(re.findall(r"\$(\w+)", body))
+        if used != set(fragment.params):
+            raise ConfigError(
+                f"fragment {fragment.name!r} ({engine}): header params "
+                f"{sorted(fragment.params)} != used {sorted(used)}"
+            )
+
+
+def _parse(name: str, engine: str | None, text: str, expanded: str) -> QueryTemplate:
     params: frozenset[str] = frozenset()
     returns: tuple[str, ...] = ()
-    bounds: dict[str, tuple[int, int]] = {}
+    specs: dict[str, RenderSpec] = {}
     for key, value in _header_items(text):
-        items = [item.strip() for item in value.split(",") if item.strip()]
         if key == "params":
-            params = frozenset(items)
+            params = frozenset(_listed(value))
         elif key == "returns":
-            returns = tuple(items)
+            returns = tuple(_listed(value))
         else:
-            for item in items:
-                spec = _RENDER_ITEM.match(item)
-                if not spec:
-                    raise ConfigError(f"{name}.cypher: bad render declaration {item!r}")
-                bounds[spec.group(1)] = (int(spec.group(2)), int(spec.group(3)))
-    used = set(_PLACEHOLDER.findall(text))
-    if used != set(bounds):
-        raise ConfigError(
-            f"{name}.cypher: placeholders {sorted(used)} != declared {sorted(bounds)}"
-        )
-    body_params = set(re.findall(r"\$(\w+)", text))
+            specs = _render_specs(name, _listed(value))
+    used = set(_PLACEHOLDER.findall(expanded))
+    if used != set(specs):
+        raise ConfigError(f"{name}.cypher: placeholders {sorted(used)} != declared {sorted(specs)}")
+    body_params = set(re.findall(r"\$(\w+)", expanded))
     if body_params != set(params):
         raise ConfigError(
             f"{name}.cypher: header params {sorted(params)} != used {sorted(body_params)}"
         )
-    return QueryTemplate(name, engine, text, params, returns, bounds)
+    return QueryTemplate(name, engine, expanded, params, returns, specs)
 
 
 def query_dir() -> Path:
@@ -127,26 +252,36 @@ def query_dir() -> Path:
 
 
 @cache
-def _load_all() -> dict[tuple[str, str | None], QueryTemplate]:
+def _load_all() -> dict[tuple[str, str], QueryTemplate]:
+    """Every query for every engine, fragments expanded once."""
     root = query_dir()
-    templates: dict[tuple[str, str | None], QueryTemplate] = {}
-    for path in sorted(root.glob("*.cypher")):
-        templates[(path.stem, None)] = _parse(path.stem, None, path.read_text(encoding="utf-8"))
+    sources: dict[tuple[str, str | None], str] = {
+        (path.stem, None): path.read_text(encoding="utf-8") for path in root.glob("*.cypher")
+    }
     for engine in ENGINES:
-        for path in sorted((root / engine).glob("*.cypher")):
-            text = path.read_text(encoding="utf-8")
-            templates[(path.stem, engine)] = _parse(path.stem, engine, text)
+        for path in (root / engine).glob("*.cypher"):
+            sources[(path.stem, engine)] = path.read_text(encoding="utf-8")
+    for engine in ENGINES:
+        _check_fragments(engine)
+    templates: dict[tuple[str, str], QueryTemplate] = {}
+    for name in sorted({name for name, _ in sources}):
+        for engine in ENGINES:
+            owner: str | None = engine if (name, engine) in sources else None
+            if (name, owner) not in sources:
+                continue
+            text = sources[(name, owner)]
+            expanded = _expand(text, engine, f"{name}.cypher ({engine})")
+            templates[(name, engine)] = _parse(name, owner, text, expanded)
     return templates
 
 
 def get_query(name: str, engine: str) -> QueryTemplate:
-    """The template for ``name`` on ``engine`` (engine override first).
+    """The template for ``name`` on ``engine`` (engine override first, fragments expanded).
 
     Raises:
         QueryError: when no such query exists.
     """
-    templates = _load_all()
-    found = templates.get((name, engine)) or templates.get((name, None))
+    found = _load_all().get((name, engine))
     if found is None:
         raise QueryError(name, "no such query file")
     return found

@@ -4,7 +4,8 @@ Every function here reads :data:`mragent.core.genome.GENES` (or a narrowed copy 
 :func:`mragent.core.genome.narrowed_genes`, passed as ``genes``), so adding or
 re-ranging a gene in :class:`~mragent.core.genome.Genome` changes the encoding with
 no edit here.
-A genotype is a list of raw gene values in ``GENES`` order: ``int`` for int
+A genotype is a list of raw gene values of the searched genes (``GENES``, a
+narrowed copy or a subset such as the core genes), in that order: ``int`` for int
 genes, ``float`` for float genes (rounded to :data:`FLOAT_DECIMALS` places so
 the fitness cache can hit and reports stay readable), ``str`` for enum genes.
 
@@ -32,21 +33,23 @@ ETA_MUTATION = 5.0
 Genotype = list[Any]
 
 
-def encode(genome: Genome) -> Genotype:
-    """The genotype of a genome (gene values in ``GENES`` order)."""
+def encode(genome: Genome, genes: Sequence[GeneSpec] = GENES) -> Genotype:
+    """The genotype of a genome: the values of the searched ``genes``, in their order."""
     values = genome.to_json_dict()
-    return [values[spec.name] for spec in GENES]
+    return [values[spec.name] for spec in genes]
 
 
-def decode(genotype: Sequence[Any]) -> Genome:
-    """Validate a genotype into a :class:`Genome`.
+def decode(genotype: Sequence[Any], genes: Sequence[GeneSpec] = GENES) -> Genome:
+    """Validate a genotype of the searched ``genes`` into a :class:`Genome`.
+
+    Genes the search leaves out keep the model's defaults.
 
     Raises:
         ConfigError: when a value is out of its gene's range.
     """
-    if len(genotype) != len(GENES):
-        raise ValueError(f"a genotype has {len(GENES)} genes, got {len(genotype)}")
-    return make_genome({spec.name: value for spec, value in zip(GENES, genotype, strict=True)})
+    if len(genotype) != len(genes):
+        raise ValueError(f"a genotype has {len(genes)} genes, got {len(genotype)}")
+    return make_genome({spec.name: value for spec, value in zip(genes, genotype, strict=True)})
 
 
 def _bounds(spec: GeneSpec) -> tuple[float, float]:
@@ -96,7 +99,7 @@ def clamp(genotype: Genotype, genes: Sequence[GeneSpec] = GENES) -> Genotype:
 
 def clamp_genome(genome: Genome, genes: Sequence[GeneSpec] = GENES) -> Genome:
     """``genome`` with every numeric gene moved into ``genes``' ranges."""
-    return decode(clamp(encode(genome), genes))
+    return decode(clamp(encode(genome, genes), genes), genes)
 
 
 def polynomial_mutation(

@@ -1,7 +1,8 @@
-"""Fitness evaluation: cached by genotype, optionally in a process pool, time-capped.
+"""Fitness evaluation: cached by genotype, optionally on a Dask cluster, time-capped.
 
-Each pool worker opens its own store from the database URL (for the embedded
-default, the URL of the server the parent already started) and builds its own
+In parallel, each worker of the cluster (:mod:`mragent.evolution.distributed`)
+opens its own store from the database URL (for the embedded default, the URL of
+the server the parent already started) and builds its own
 :class:`~mragent.memory.reader.Memory`. Results come back in submission order, so
 parallel and serial runs give the same archive.
 
@@ -14,20 +15,20 @@ and meant as a safety net beside a narrowed gene range.
 
 from __future__ import annotations
 
-import multiprocessing
-import signal
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from multiprocessing.pool import Pool
+from typing import TYPE_CHECKING
 
 from mragent.apps.evaluate import judge
 from mragent.core.corpus import Question
 from mragent.core.genome import Genome
-from mragent.core.store import open_store
 from mragent.evolution.objectives import ACCURACY
 from mragent.evolution.trial import Evaluation, evaluation_from
 from mragent.memory.reader import Memory
+
+if TYPE_CHECKING:
+    from mragent.evolution.distributed import DaskPool
 
 
 @dataclass(frozen=True)
@@ -64,41 +65,23 @@ def evaluate_genome(
     return evaluation_from(results, policy.objective)
 
 
-_worker_memory: Memory | None = None
-_worker_questions: tuple[Question, ...] = ()
-_worker_policy = EvaluationPolicy()
-
-
-def _init_worker(
-    db_url: str, ns: str, questions: tuple[Question, ...], policy: EvaluationPolicy
-) -> None:
-    global _worker_memory, _worker_questions, _worker_policy
-    # Ctrl-C is the parent's to handle: it checkpoints, then terminates the pool.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    # The store stays open for the worker's life; the pool's shutdown ends the process.
-    _worker_memory = Memory(open_store(db_url), ns)
-    _worker_questions, _worker_policy = questions, policy
-
-
-def _evaluate_in_worker(genome: Genome) -> Evaluation:
-    assert _worker_memory is not None, "worker not initialised"
-    return evaluate_genome(_worker_memory, _worker_questions, genome, _worker_policy)
-
-
 class Evaluator:
     """Evaluates genomes on a fixed question set, each genome at most once.
 
     Args:
-        memory: The parent's memory (used when ``workers`` is 1).
+        memory: The parent's memory (used when evaluating serially).
         questions: The questions every genome is judged on.
-        db_url: URL each pool worker opens (required when ``workers`` > 1).
-        workers: Processes evaluating in parallel (1: in this process).
+        db_url: URL each cluster worker opens (required for parallel evaluation).
+        workers: Worker processes of a LocalCluster (1 and no ``scheduler``:
+            in this process).
+        scheduler: Address of an existing Dask cluster's scheduler
+            (``tcp://HOST:PORT``); overrides ``workers``.
         on_evaluated: Called with each genome actually evaluated (not cached)
             and its evaluation.
         policy: Objective set and time cap.
 
     Raises:
-        ValueError: on a bad worker count or a missing URL.
+        ValueError: on a bad worker count, a missing URL or no questions.
     """
 
     def __init__(
@@ -108,22 +91,28 @@ class Evaluator:
         *,
         db_url: str | None = None,
         workers: int = 1,
+        scheduler: str | None = None,
         on_evaluated: Callable[[Genome, Evaluation], None] | None = None,
         policy: EvaluationPolicy = EvaluationPolicy(),
     ) -> None:
         if workers < 1:
             raise ValueError(f"workers must be >= 1, got {workers}")
-        if workers > 1 and not db_url:
+        if (workers > 1 or scheduler) and not db_url:
             raise ValueError("parallel evaluation needs the database URL for its workers")
         if not questions:
             raise ValueError("no questions to evaluate on")
         self.memory = memory
         self.questions = tuple(questions)
-        self.db_url, self.workers = db_url, workers
+        self.db_url, self.workers, self.scheduler = db_url, workers, scheduler
         self.on_evaluated = on_evaluated
         self.policy = policy
         self.cache: dict[Genome, Evaluation] = {}
-        self._pool: Pool | None = None
+        self._pool: DaskPool | None = None
+
+    @property
+    def parallel(self) -> bool:
+        """Whether batches go to a Dask cluster."""
+        return self.workers > 1 or self.scheduler is not None
 
     @property
     def evaluations(self) -> int:
@@ -134,43 +123,48 @@ class Evaluator:
         """Evaluate ``genomes`` (cached ones are not re-run); results in input order."""
         todo = list(dict.fromkeys(g for g in genomes if g not in self.cache))
         if todo:
-            if self.workers == 1 or len(todo) == 1:
+            if not self.parallel or len(todo) == 1:
                 for genome in todo:
                     result = evaluate_genome(self.memory, self.questions, genome, self.policy)
                     self._store(genome, result)
             else:
-                pool = self._ensure_pool()
-                for genome, result in zip(todo, pool.map(_evaluate_in_worker, todo), strict=True):
+                for genome, result in zip(todo, self._ensure_pool().map(todo), strict=True):
                     self._store(genome, result)
         return [self.cache[g] for g in genomes]
+
+    def start(self) -> None:
+        """Start the Dask pool now rather than on the first parallel batch (no-op when serial)."""
+        if self.parallel:
+            self._ensure_pool()
 
     def _store(self, genome: Genome, result: Evaluation) -> None:
         self.cache[genome] = result
         if self.on_evaluated:
             self.on_evaluated(genome, result)
 
-    def _ensure_pool(self) -> Pool:
+    def _ensure_pool(self) -> DaskPool:
         if self._pool is None:
-            # spawn, not fork: the parent may hold sockets and a progress thread.
-            self._pool = multiprocessing.get_context("spawn").Pool(
-                self.workers,
-                initializer=_init_worker,
-                initargs=(self.db_url, self.memory.ns, self.questions, self.policy),
+            from mragent.evolution.distributed import DaskPool  # dask loads only when used
+
+            assert self.db_url is not None
+            self._pool = DaskPool(
+                self.db_url,
+                self.memory.ns,
+                self.questions,
+                self.policy,
+                workers=self.workers,
+                scheduler=self.scheduler,
             )
         return self._pool
 
-    def close(self, *, abort: bool = False) -> None:
-        """Shut the worker pool down; ``abort`` stops work in progress at once."""
+    def close(self) -> None:
+        """Shut the cluster connection down (a LocalCluster stops its workers)."""
         if self._pool is not None:
-            if abort:
-                self._pool.terminate()
-            else:
-                self._pool.close()
-            self._pool.join()
+            self._pool.close()
             self._pool = None
 
     def __enter__(self) -> Evaluator:
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, *exc: object) -> None:
-        self.close(abort=exc_type is not None)
+    def __exit__(self, *exc: object) -> None:
+        self.close()

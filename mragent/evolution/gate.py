@@ -1,136 +1,45 @@
-"""The acceptance gate over a whole archive, and interleaved latency re-timing.
+"""The acceptance gate over a whole archive: decided on deterministic quantities.
 
-A variant passes when it regresses none of its objective set's quality metrics
-(accuracy; or support recall@5 and accuracy) against the baseline and either
-gains at least :data:`ACCURACY_GAIN` (5 points) in one of them or cuts latency
-by at least :data:`LATENCY_GAIN`. The highest-scoring passing variant wins.
+A variant is a *candidate* when it regresses none of its objective set's
+quality metrics (accuracy; or support recall@5 and accuracy) against the
+baseline and either gains at least :data:`ACCURACY_GAIN` (5 points) in one of
+them or cuts the deterministic work count by at least :data:`LATENCY_GAIN`
+(20%). Every quantity in that rule is deterministic, so the same seed, data and
+engine give the same candidates in the same order (score, then trial number).
 
-Latency inside the search is the deterministic work count (so selection is
-reproducible); a variant whose work is at least 20% under the baseline's only
-*claims* a latency gain. The claim is confirmed by measured wall time:
-baseline and variant are re-timed question by question, interleaved (the order
-alternates), over several repeats; the median over repeats of the paired ratio
-``variant p50 / baseline p50`` must be at most ``1 - LATENCY_GAIN``.
+The first candidate wins, with one measured check: a candidate that claims only
+the work cut is re-timed against the baseline (:mod:`mragent.evolution.latency`).
+The measurement confirms the claim when the confidence interval of the paired
+latency ratio lies wholly at or under ``1 - LATENCY_GAIN``, vetoes it when the
+interval lies wholly over, and is reported ``unclear`` otherwise; an unclear
+measurement does not change the decision. Only a veto moves the gate on to the
+next candidate. A quality gain needs no timing.
 """
 
 from __future__ import annotations
 
-import statistics
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from mragent.core.corpus import Question
 from mragent.core.genome import Genome
+from mragent.evolution.latency import REFUTED, LatencyCheck
 from mragent.evolution.trial import Evaluation, Trial
-from mragent.memory.reader import Memory
 
 ACCURACY_GAIN = 0.05
 LATENCY_GAIN = 0.20
-RETIME_REPEATS = 5
 EPS = 1e-9
+WORK = "work"
+"""The claim of a variant whose work count is at least :data:`LATENCY_GAIN` under the baseline's."""
 
-
-@dataclass(frozen=True)
-class LatencyCheck:
-    """Measured, interleaved re-timing of a variant against the baseline.
-
-    Attributes:
-        ratios: Per repeat, the variant's p50 over the baseline's p50.
-        baseline_p50_ms: Median of the baseline's per-repeat p50s.
-        variant_p50_ms: Median of the variant's per-repeat p50s.
-    """
-
-    ratios: tuple[float, ...]
-    baseline_p50_ms: float
-    variant_p50_ms: float
-
-    @property
-    def median_ratio(self) -> float:
-        """Median of the paired ratios."""
-        return statistics.median(self.ratios)
-
-    @property
-    def improvement(self) -> float:
-        """Latency saved, as a share of the baseline's (``1 - median ratio``)."""
-        return 1.0 - self.median_ratio
-
-    @property
-    def confirmed(self) -> bool:
-        """Whether the improvement reaches :data:`LATENCY_GAIN`."""
-        return self.improvement >= LATENCY_GAIN - EPS
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain JSON-able dict."""
-        return {
-            "repeats": len(self.ratios),
-            "ratios": list(self.ratios),
-            "median_ratio": self.median_ratio,
-            "improvement": self.improvement,
-            "confirmed": self.confirmed,
-            "baseline_p50_ms": self.baseline_p50_ms,
-            "variant_p50_ms": self.variant_p50_ms,
-        }
-
-
-def retime(
-    memory: Memory,
-    questions: Sequence[Question],
-    baseline: Genome,
-    variant: Genome,
-    *,
-    repeats: int = RETIME_REPEATS,
-) -> LatencyCheck:
-    """Time baseline and variant interleaved, question by question.
-
-    One untimed warm-up pass runs each genome first. Within a repeat, which
-    genome goes first alternates from question to question and from repeat to
-    repeat, so drift and cache warmth fall on both equally.
-    """
-    if repeats < 1:
-        raise ValueError(f"repeats must be >= 1, got {repeats}")
-    for question in questions:
-        memory.reconstruct(question.question, baseline)
-        memory.reconstruct(question.question, variant)
-    ratios, base_p50s, variant_p50s = [], [], []
-    for r in range(repeats):
-        times: dict[Genome, list[float]] = {baseline: [], variant: []}
-        for i, question in enumerate(questions):
-            order = (baseline, variant) if (r + i) % 2 == 0 else (variant, baseline)
-            for genome in order:
-                start = time.perf_counter()
-                memory.reconstruct(question.question, genome)
-                times[genome].append((time.perf_counter() - start) * 1000)
-        b, v = statistics.median(times[baseline]), statistics.median(times[variant])
-        base_p50s.append(b)
-        variant_p50s.append(v)
-        ratios.append(v / b if b > 0 else 1.0)
-    return LatencyCheck(
-        tuple(ratios), statistics.median(base_p50s), statistics.median(variant_p50s)
-    )
-
-
-def gate_holds(
-    baseline: Evaluation, variant: Evaluation, latency: LatencyCheck | None
-) -> tuple[bool, list[str]]:
-    """Whether a variant passes, judged on one question set.
-
-    Returns:
-        ``(passed, claims)``: claims met, from the quality metrics (``accuracy``,
-        ``recall@5``) and ``latency`` (only when a confirming
-        :class:`LatencyCheck` is given).
-    """
-    if _regresses(baseline, variant):
-        return False, []
-    claims = [
-        name
-        for name in variant.objectives.quality
-        if variant.metric(name) - baseline.metric(name) >= ACCURACY_GAIN - EPS
-    ]
-    if latency is not None and latency.confirmed:
-        claims.append("latency")
-    return bool(claims), claims
+RULE = (
+    f"no regression of the quality objectives (accuracy; with the recall objective also "
+    f"recall@5), and +{ACCURACY_GAIN * 100:g} points in one of them or work "
+    f"-{LATENCY_GAIN * 100:g}%; a work-only claim is re-timed (interleaved, paired): "
+    f"confirmed when the confidence interval of the latency ratio lies wholly at or under "
+    f"{1 - LATENCY_GAIN:g}, vetoed when wholly over, unclear (the decision stands) otherwise"
+)
+"""The gate's rule, as reports state it."""
 
 
 def _regresses(baseline: Evaluation, variant: Evaluation) -> bool:
@@ -142,15 +51,44 @@ def _regresses(baseline: Evaluation, variant: Evaluation) -> bool:
     )
 
 
-def claims_latency(baseline: Evaluation, variant: Evaluation) -> bool:
-    """Whether the deterministic work count suggests a latency gain worth re-timing."""
-    return variant.work <= (1.0 - LATENCY_GAIN) * baseline.work + EPS
+def claims(baseline: Evaluation, variant: Evaluation) -> list[str]:
+    """What a variant gains over the baseline, from deterministic quantities only.
+
+    Returns:
+        The quality metrics gaining :data:`ACCURACY_GAIN` or more, then ``work``
+        when the work count falls by :data:`LATENCY_GAIN` or more; empty when a
+        quality metric regresses.
+    """
+    if _regresses(baseline, variant):
+        return []
+    gained = [
+        name
+        for name in variant.objectives.quality
+        if variant.metric(name) - baseline.metric(name) >= ACCURACY_GAIN - EPS
+    ]
+    if variant.work <= (1.0 - LATENCY_GAIN) * baseline.work + EPS:
+        gained.append(WORK)
+    return gained
 
 
-def is_candidate(baseline: Evaluation, variant: Evaluation) -> bool:
-    """No quality regression, and a quality gain or a (provisional) latency claim."""
-    passed, _ = gate_holds(baseline, variant, None)
-    return passed or (not _regresses(baseline, variant) and claims_latency(baseline, variant))
+def gate_holds(
+    baseline: Evaluation, variant: Evaluation, latency: LatencyCheck | None
+) -> tuple[bool, list[str]]:
+    """Whether a variant passes, judged on one question set.
+
+    Args:
+        baseline: The baseline's evaluation.
+        variant: The variant's evaluation on the same questions.
+        latency: The variant's re-timing, when measured; it matters only for a
+            work-only claim, which a ``refuted`` verdict vetoes.
+
+    Returns:
+        ``(passed, claims)`` with the claims of :func:`claims`.
+    """
+    found = claims(baseline, variant)
+    if found == [WORK] and latency is not None and latency.verdict == REFUTED:
+        return False, found
+    return bool(found), found
 
 
 def candidates(trials: Sequence[Trial], baseline: Trial) -> list[Trial]:
@@ -158,7 +96,7 @@ def candidates(trials: Sequence[Trial], baseline: Trial) -> list[Trial]:
     found = [
         t
         for t in trials
-        if t.genome != baseline.genome and is_candidate(baseline.evaluation, t.evaluation)
+        if t.genome != baseline.genome and claims(baseline.evaluation, t.evaluation)
     ]
     return sorted(found, key=lambda t: (-t.score, t.number))
 
@@ -166,10 +104,10 @@ def candidates(trials: Sequence[Trial], baseline: Trial) -> list[Trial]:
 def evaluations_to_gate(trials: Sequence[Trial], baseline: Trial) -> int | None:
     """1-based evaluation count at which the first candidate appeared (None: never).
 
-    Latency claims are counted on the work count, unconfirmed by re-timing.
+    A work claim counts unconfirmed by re-timing.
     """
     for position, trial in enumerate(trials, start=1):
-        if trial.genome != baseline.genome and is_candidate(baseline.evaluation, trial.evaluation):
+        if trial.genome != baseline.genome and claims(baseline.evaluation, trial.evaluation):
             return position
     return None
 
@@ -181,7 +119,7 @@ class GateResult:
     Attributes:
         passed: Whether a variant passed.
         winner: The passing variant (None: the baseline stands).
-        claims: What the winner was accepted on (``accuracy``, ``latency``).
+        claims: What the winner was accepted on (quality metrics, ``work``).
         latency: The winner's re-timing against the baseline, when measured.
         decisions: One line per candidate considered, in order.
     """
@@ -200,10 +138,13 @@ class GateResult:
             "claims": list(self.claims),
             "latency": self.latency.to_dict() if self.latency else None,
             "decisions": list(self.decisions),
-            "rule": f"no regression of the quality objectives (accuracy; with the recall "
-            f"objective also recall@5), and +{ACCURACY_GAIN * 100:g} points in one of them "
-            f"or latency -{LATENCY_GAIN * 100:g}% (re-timed, median of paired ratios)",
+            "rule": RULE,
         }
+
+
+def _work_line(baseline: Trial, trial: Trial) -> str:
+    saved = 1.0 - trial.evaluation.work / baseline.evaluation.work
+    return f"work {baseline.evaluation.work:.0f} -> {trial.evaluation.work:.0f} ({saved:.0%} less)"
 
 
 def judge(
@@ -218,35 +159,34 @@ def judge(
     Args:
         trials: The archive (every evaluated genome).
         baseline: The baseline's trial.
-        confirm: Re-times a genome against the baseline. Without it latency
-            claims cannot be confirmed and only accuracy gains pass.
-        max_latency_checks: Re-timings spent on latency-only candidates before
-            the remaining ones are skipped (each costs several passes).
+        confirm: Re-times a genome against the baseline. Without it a work
+            claim stands unmeasured.
+        max_latency_checks: Vetoes after which the remaining work-only
+            candidates are passed over (each re-timing costs several passes).
     """
     decisions: list[str] = []
     checks_left, skipped = max_latency_checks, 0
     for trial in candidates(trials, baseline):
         label = f"#{trial.number} (score {trial.score:.3f})"
-        passed, claims = gate_holds(baseline.evaluation, trial.evaluation, None)
-        if passed:  # a quality gain needs no re-timing
-            decisions.append(f"{label}: passes on {' and '.join(claims)}")
-            return GateResult(True, trial, tuple(claims), None, tuple(decisions))
-        if confirm is None or checks_left <= 0:
+        found = claims(baseline.evaluation, trial.evaluation)
+        if found != [WORK]:  # a quality gain needs no re-timing
+            decisions.append(f"{label}: passes on {' and '.join(found)}")
+            return GateResult(True, trial, tuple(found), None, tuple(decisions))
+        if confirm is None:
+            decisions.append(f"{label}: passes on {_work_line(baseline, trial)}; not re-timed")
+            return GateResult(True, trial, tuple(found), None, tuple(decisions))
+        if checks_left <= 0:
             skipped += 1
             continue
         checks_left -= 1
         latency = confirm(trial.genome)
-        passed, claims = gate_holds(baseline.evaluation, trial.evaluation, latency)
+        passed, _ = gate_holds(baseline.evaluation, trial.evaluation, latency)
+        verb = "passes on" if passed else "vetoed:"
+        decisions.append(f"{label}: {verb} {_work_line(baseline, trial)}; {latency.describe()}")
         if passed:
-            decisions.append(f"{label}: passes on latency (re-timed {latency.improvement:+.1%})")
-            return GateResult(True, trial, tuple(claims), latency, tuple(decisions))
-        decisions.append(
-            f"{label}: latency claim refused (re-timed {latency.improvement:+.1%}, "
-            f"needs {LATENCY_GAIN:.0%})"
-        )
+            return GateResult(True, trial, tuple(found), latency, tuple(decisions))
     if skipped:
-        why = "no re-timing available" if confirm is None else "re-timing budget spent"
-        decisions.append(f"{skipped} latency claim(s) on the work count not re-timed ({why})")
+        decisions.append(f"{skipped} more work-only candidate(s) passed over (re-timing budget)")
     if not decisions:
         decisions.append(
             "no variant keeps its quality objectives while gaining 5 points or cutting work 20%"

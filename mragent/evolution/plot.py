@@ -1,60 +1,43 @@
-"""The Pareto-front plot: accuracy against cost, front highlighted."""
+"""The run's plots: the Pareto front with hypervolume per generation, and the comparison.
+
+``pareto.png``: left, the first quality objective (accuracy, or recall@5 under
+the recall objective) against cost on a log axis, so a few very expensive
+genomes do not squeeze the front into a corner; every front member is labelled
+with its trial number, the number the terminal and the reports use. Right, the
+archive's hypervolume after each generation (the logbook's figure).
+
+``compare.png``: hypervolume against evaluations for every compared method,
+the median over seeds as a line and the range as a band.
+"""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+import statistics
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from mragent.evolution.compare import LABELS, METHODS, Comparison
 from mragent.evolution.trial import Trial, pareto_front
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 
-def _front_2d(trials: Sequence[Trial]) -> list[Trial]:
-    """Trials no other beats on both accuracy and cost (the visible staircase)."""
-    ordered = sorted(trials, key=lambda t: (t.evaluation.work, -t.evaluation.accuracy))
-    front, best = [], -1.0
-    for t in ordered:
-        if t.evaluation.accuracy > best:
-            front.append(t)
-            best = t.evaluation.accuracy
-    return front
-
-
-def plot_pareto(
-    path: Path,
-    trials: Sequence[Trial],
-    baseline: Trial,
-    winner: Trial | None,
-    random_trials: Sequence[Trial] = (),
-    title: str = "",
-) -> None:
-    """Write ``pareto.png`` atomically (temporary file, then rename).
-
-    Every evaluated genome is a dot; members of the 4-objective Pareto front
-    are highlighted and the 2-D accuracy/cost staircase is drawn through them.
-    Genomes stopped by the time cap are left out.
-    The baseline and the gate's winner are marked; random-search trials, when
-    given, are drawn as crosses for comparison.
-    """
-    # A timed-out genome's figures cover only the questions it reached: not comparable.
-    trials = [t for t in trials if not t.evaluation.timed_out]
+@contextmanager
+def _figure(path: Path, columns: int, size: tuple[float, float]) -> Iterator[tuple[Figure, Any]]:
+    """A figure written atomically to ``path`` (temporary file, then rename) when the block ends."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(7.5, 5.0), dpi=120)
+    fig, axes = plt.subplots(1, columns, figsize=size, dpi=120)
     try:
-        _draw(ax, trials, baseline, winner, random_trials)
-        ax.set_xlabel("cost: mean work per question (graph elements + HNSW beam)")
-        ax.set_ylabel("accuracy on training questions (%)")
-        ax.set_title(title or "NSGA-II archive: accuracy vs cost")
-        ax.grid(True, alpha=0.3)
-        ax.legend(loc="lower right", fontsize=8)
+        yield fig, axes
         fig.tight_layout()
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f".{path.name}.tmp")
@@ -64,41 +47,96 @@ def plot_pareto(
         plt.close(fig)
 
 
+def _quality(trial: Trial) -> float:
+    """The first quality objective of the trial's set, in %."""
+    return 100 * trial.evaluation.metric(trial.evaluation.objectives.quality[0])
+
+
 def _xy(trials: Sequence[Trial]) -> tuple[list[float], list[float]]:
-    """Cost (mean work) and accuracy (%) of each trial: the plot's coordinates."""
-    return [t.evaluation.work for t in trials], [100 * t.evaluation.accuracy for t in trials]
+    """Cost (mean work) and first quality objective (%) of each trial."""
+    return [t.evaluation.work for t in trials], [_quality(t) for t in trials]
 
 
-def _draw(
-    ax: Axes,
+def _front_2d(trials: Sequence[Trial]) -> list[Trial]:
+    """Trials no other beats on both the plotted quality and cost (the visible staircase)."""
+    ordered = sorted(trials, key=lambda t: (t.evaluation.work, -_quality(t), t.number))
+    front, best = [], -1.0
+    for t in ordered:
+        if _quality(t) > best:
+            front.append(t)
+            best = _quality(t)
+    return front
+
+
+def plot_pareto(
+    path: Path,
     trials: Sequence[Trial],
     baseline: Trial,
     winner: Trial | None,
-    random_trials: Sequence[Trial],
+    logbook: Sequence[dict[str, Any]] = (),
+    title: str = "",
 ) -> None:
-    """The archive, its front and staircase, the baseline, the winner and random search."""
-    if random_trials:
-        ax.scatter(*_xy(random_trials), marker="x", s=18, color="0.65", label="random search")
-    ax.scatter(*_xy(trials), s=16, color="#9db4d3", label="NSGA-II archive")
+    """Write ``pareto.png``: the archive and its front, and hypervolume per generation.
+
+    Genomes stopped by the time cap are left out (their figures cover only the
+    questions they reached). The baseline and the gate's winner are marked.
+    """
+    trials = [t for t in trials if not t.evaluation.timed_out]
+    with _figure(path, 2, (12.0, 5.0)) as (_, (left, right)):
+        _draw_front(left, trials, baseline, winner)
+        quality = baseline.evaluation.objectives.quality[0]
+        left.set_xscale("log")
+        left.set_xlabel("cost: mean work per question (log scale)")
+        left.set_ylabel(f"{quality} on training questions (%)")
+        left.set_title(title or "archive and Pareto front")
+        left.grid(True, which="both", alpha=0.3)
+        left.legend(loc="lower right", fontsize=8)
+        gens = [entry["gen"] for entry in logbook if "hypervolume" in entry]
+        volumes = [entry["hypervolume"] for entry in logbook if "hypervolume" in entry]
+        right.plot(gens, volumes, marker="o", color="#1f5fa8")
+        right.set_xlabel("generation")
+        right.set_ylabel("hypervolume of the archive (all objectives)")
+        right.set_title("hypervolume per generation")
+        right.grid(True, alpha=0.3)
+
+
+def _draw_front(ax: Axes, trials: Sequence[Trial], baseline: Trial, winner: Trial | None) -> None:
+    """The archive, its front (each point labelled #number), the baseline and the winner."""
+    ax.scatter(*_xy(trials), s=16, color="#9db4d3", label="archive")
     front = pareto_front(trials)
-    ax.scatter(*_xy(front), s=30, color="#1f5fa8", label="Pareto front (4 objectives)")
+    ax.scatter(*_xy(front), s=30, color="#1f5fa8", label="Pareto front (all objectives), #trial")
     ax.step(*_xy(_front_2d(trials)), where="post", color="#1f5fa8", linewidth=1.0)
-    ax.scatter(
-        *_xy([baseline]),
-        marker="*",
-        s=220,
-        color="#d62728",
-        edgecolor="black",
-        zorder=5,
-        label="baseline (default genome)",
-    )
+    for t in front:
+        x, y = t.evaluation.work, _quality(t)
+        ax.annotate(f"#{t.number}", (x, y), xytext=(3, 3), textcoords="offset points", fontsize=6)
+    marks = [(baseline, "*", 220, "#d62728", "baseline (default genome)")]
     if winner is not None:
+        marks.append((winner, "D", 90, "#2ca02c", f"gate winner #{winner.number}"))
+    for z, (trial, marker, size, colour, label) in enumerate(marks, start=5):
         ax.scatter(
-            *_xy([winner]),
-            marker="D",
-            s=90,
-            color="#2ca02c",
+            *_xy([trial]),
+            marker=marker,
+            s=size,
+            color=colour,
             edgecolor="black",
-            zorder=6,
-            label="gate winner",
+            zorder=z,
+            label=label,
         )
+
+
+def plot_comparison(path: Path, comparison: Comparison, title: str = "") -> None:
+    """Write ``compare.png``: hypervolume against evaluations, per method, over seeds."""
+    with _figure(path, 1, (7.5, 5.0)) as (_, ax):
+        for method in METHODS:
+            curves = [r.curve for r in comparison.of(method)]
+            length = min(len(c) for c in curves)
+            xs = list(range(1, length + 1))
+            columns = [[c[i] for c in curves] for i in range(length)]
+            ax.plot(xs, [statistics.median(v) for v in columns], label=LABELS[method])
+            ax.fill_between(xs, [min(v) for v in columns], [max(v) for v in columns], alpha=0.15)
+        ax.set_xlabel("distinct genomes evaluated")
+        ax.set_ylabel("hypervolume (all objectives)")
+        seeds = len(comparison.seeds)
+        ax.set_title(title or f"median over {seeds} seeds (band: min..max)")
+        ax.grid(True, alpha=0.3)
+        ax.legend(loc="lower right", fontsize=8)

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from mragent.core.genome import GENES, GeneSpec, Genome
 from mragent.evolution.encoding import decode, random_genotype
-from mragent.evolution.trial import Evaluation, Trial
+from mragent.evolution.trial import Evaluation, Trial, number_trials
 
 BatchEvaluate = Callable[[Sequence[Genome]], list[Evaluation]]
 
@@ -54,15 +54,13 @@ def random_search(
     attempts = 0
     while len(chosen) < budget and attempts < 1000 * budget:
         attempts += 1
-        genome = decode(random_genotype(rng, genes))
+        genome = decode(random_genotype(rng, genes), genes)
         if genome not in seen:
             seen.add(genome)
             chosen.append((genome, "random"))
-    trials: list[Trial] = []
-    base = None
+    records: list[tuple[Genome, str, Evaluation]] = []
     for offset in range(0, len(chosen), batch):
         part = chosen[offset : offset + batch]
-        for (genome, origin), evaluation in zip(part, evaluate([g for g, _ in part]), strict=True):
-            base = base or evaluation.score_base()
-            trials.append(Trial(len(trials), 0, origin, genome, evaluation, evaluation.score(base)))
-    return trials
+        evaluations = evaluate([g for g, _ in part])
+        records += [(g, origin, e) for (g, origin), e in zip(part, evaluations, strict=True)]
+    return number_trials(records)

@@ -1,8 +1,11 @@
-"""Reports of a run: ``optimize.report.json``, ``optimize.report.md``, ``pareto.png``.
+"""Reports of a run: ``optimize.report.json``, ``optimize.report.md``, ``pareto.png``
+(and ``compare.png`` with a comparison), optionally the archive as an Optuna study.
 
 Each file is written atomically. The JSON's ``evolved.genome`` is what
 :func:`mragent.core.genome.load_genome` reads from a report: the gate's winner, or
-the baseline when the gate failed (the baseline stands).
+the baseline when the gate failed (the baseline stands). Trials are numbered
+once, in evaluation order from 0 (the baseline); the terminal, both reports,
+the plot and the Optuna export all use that number.
 """
 
 from __future__ import annotations
@@ -19,22 +22,25 @@ from mragent.apps.explain import build_trace
 from mragent.apps.html_view import write_html
 from mragent.core.corpus import Question
 from mragent.core.store import open_store
-from mragent.evolution.compare import REFERENCE_COST, search_figures
+from mragent.evolution.hypervolume import HYPERVOLUME_RULE, hypervolume
 from mragent.evolution.objectives import SCORE_POLICY, objectives_named
-from mragent.evolution.plot import plot_pareto
+from mragent.evolution.optuna_search import export_study
+from mragent.evolution.plot import plot_comparison, plot_pareto
 from mragent.evolution.report_markdown import render_markdown
 from mragent.evolution.run import EvolveRun, HeldOut
 from mragent.evolution.trial import Evaluation, Trial
 from mragent.memory.reader import Memory
 
-REPORT_JSON, REPORT_MD, PARETO_PNG = "optimize.report.json", "optimize.report.md", "pareto.png"
+REPORT_JSON, REPORT_MD = "optimize.report.json", "optimize.report.md"
+PARETO_PNG, COMPARE_PNG = "pareto.png", "compare.png"
 EXPLAIN_DIR, EXPLAIN_QUESTIONS = "explain", 3
 
 
 def package_versions() -> dict[str, str]:
     """Versions of Python and the packages a result depends on."""
     versions = {"python": platform.python_version()}
-    for name in ("mragent", "deap", "numpy", "falkordb", "neo4j"):
+    names = ("mragent", "deap", "moocore", "optuna", "distributed", "numpy", "falkordb", "neo4j")
+    for name in names:
         try:
             versions[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
@@ -92,11 +98,15 @@ def build_report(run: EvolveRun) -> dict[str, Any]:
         "time_cap_s": run.options.time_cap_s,
         "timed_out": [t.number for t in study.trials if t.evaluation.timed_out],
         "score_policy": SCORE_POLICY,
+        "hypervolume": {
+            "rule": HYPERVOLUME_RULE,
+            "archive": hypervolume(study.trials, base.evaluation),
+        },
         "pareto_front": [t.to_dict() for t in study.pareto_front],
         "archive": [t.to_dict() for t in study.trials],
         "logbook": [dict(entry) for entry in study.logbook],
         "search": _search_section(run),
-        "compare_random": _compare_random_section(run) if run.random_trials else None,
+        "comparison": run.comparison.to_dict() if run.comparison else None,
         "engine": {"name": run.engine, "version": run.engine_version},
         "corpus": {
             "path": str(run.options.corpus_path),
@@ -133,18 +143,8 @@ def _search_section(run: EvolveRun) -> dict[str, Any]:
         "evaluations": len(run.study.trials),
         "seed": run.options.seed,
         "workers": run.options.workers,
+        "scheduler": run.options.scheduler,
         "elapsed_s": run.elapsed_s,
-    }
-
-
-def _compare_random_section(run: EvolveRun) -> dict[str, Any]:
-    return {
-        "hypervolume": f"exact 2-D: accuracy (max) vs work/baseline work (min), "
-        f"reference (accuracy 0, cost {REFERENCE_COST:g}x baseline), normalised to [0,1]",
-        "evaluations_to_gate": "1-based evaluation at which the first gate candidate "
-        "appeared (latency claims on the work count, unconfirmed)",
-        "nsga2": search_figures(run.study.trials, run.study.baseline_trial),
-        "random": search_figures(run.random_trials, run.random_trials[0]),
     }
 
 
@@ -194,9 +194,20 @@ def write_explain_views(
 
 
 def write_reports(run: EvolveRun) -> list[Path]:
-    """Write the JSON, Markdown, plot and explain pages into the run's output directory."""
+    """Export to Optuna when asked, then write the JSON, Markdown, plots and explain pages.
+
+    The export goes first: a storage that cannot be opened is bad input and
+    ends the command before any report is (re)written.
+
+    Raises:
+        ConfigError: when ``--optuna-storage`` cannot be opened.
+    """
     out = run.options.out_dir
+    study_name = export_to_optuna(run)
     report = build_report(run)
+    report["optuna_export"] = (
+        {"storage": run.options.optuna_storage, "study_name": study_name} if study_name else None
+    )
     failed: list[dict[str, str]] = []
     views = write_explain_views(run, failed)
     report["explain_views"] = [{"question": q.id, "html": href} for q, href in views]
@@ -211,7 +222,43 @@ def write_reports(run: EvolveRun) -> list[Path]:
         run.study.trials,
         run.study.baseline_trial,
         run.gate.winner,
-        run.random_trials,
-        title=f"{run.options.corpus_path.name}: accuracy vs cost ({len(run.study.trials)} genomes)",
+        list(run.study.logbook),
+        title=f"{run.options.corpus_path.name}: {len(run.study.trials)} genomes",
     )
-    return [json_path, md_path, png_path, *(out / href for _, href in views)]
+    written = [json_path, md_path, png_path]
+    if run.comparison:
+        plot_comparison(out / COMPARE_PNG, run.comparison)
+        written.append(out / COMPARE_PNG)
+    return [*written, *(out / href for _, href in views)]
+
+
+def optuna_study_name(run: EvolveRun) -> str:
+    """The study name an export uses: corpus file, objective and seed."""
+    options = run.options
+    return f"mragent-evolve:{options.corpus_path.stem}:{options.objective}:seed{options.seed}"
+
+
+def export_to_optuna(run: EvolveRun) -> str | None:
+    """Write the archive into ``--optuna-storage`` (None when no storage was given).
+
+    Returns:
+        The study's name in the storage.
+
+    Raises:
+        ConfigError: when the storage cannot be opened.
+    """
+    if not run.options.optuna_storage:
+        return None
+    return export_study(
+        run.study.trials,
+        run.options.optuna_storage,
+        study_name=optuna_study_name(run),
+        objectives=objectives_named(run.options.objective),
+        attrs={
+            "corpus": str(run.options.corpus_path),
+            "corpus_sha256": run.corpus_sha256,
+            "engine": f"{run.engine} {run.engine_version}",
+            "seed": run.options.seed,
+            "gate_winner": run.gate.winner.number if run.gate.winner else None,
+        },
+    )

@@ -6,7 +6,10 @@ from typing import Any
 
 from mragent.core.corpus import Question
 from mragent.core.genome import GENES
+from mragent.evolution.compare import LABELS
+from mragent.evolution.gate import RULE as GATE_RULE
 from mragent.evolution.gate import GateResult
+from mragent.evolution.hypervolume import HYPERVOLUME_RULE
 from mragent.evolution.objectives import RECALL_K, SCORE_POLICY, objectives_named
 from mragent.evolution.run import EvolveRun, HeldOut
 from mragent.evolution.study import Study
@@ -25,10 +28,14 @@ def render_markdown(
         *_views(views or [], label),
         *_genome(run.study.baseline_trial, run.chosen, label),
         *_pareto_front(run.study),
-        *_random_search(report.get("compare_random")),
+        *_comparison(report.get("comparison")),
         *_generations(run.study),
         "",
         f"Score policy: {SCORE_POLICY}.",
+        "",
+        f"Gate: {GATE_RULE}.",
+        "",
+        f"Hypervolume: {HYPERVOLUME_RULE}.",
         "",
     ]
     return "\n".join(lines)
@@ -69,7 +76,8 @@ def _summary(run: EvolveRun, report: dict[str, Any]) -> list[str]:
         "the default genome (exit 0)."
         if gate.passed
         else f"**Gate not passed**: no variant kept {quality} while gaining 5 points in "
-        f"{'one of them' if len(objectives.quality) > 1 else 'it'} or 20% latency. "
+        f"{'one of them' if len(objectives.quality) > 1 else 'it'} or cutting work 20% "
+        "(without a latency veto). "
         f"The baseline stands (exit {run.exit_code})."
     )
     search_space = "".join(
@@ -117,9 +125,8 @@ def _latency(gate: GateResult) -> list[str]:
     lat = gate.latency
     return [
         "",
-        f"Re-timed latency (interleaved, {len(lat.ratios)} repeats, median of paired "
-        f"ratios): {lat.baseline_p50_ms:.2f} ms -> {lat.variant_p50_ms:.2f} ms "
-        f"({lat.improvement:+.1%} saved).",
+        f"Re-timed (p50 {lat.baseline_p50_ms:.2f} ms -> {lat.variant_p50_ms:.2f} ms): "
+        f"{lat.describe()}.",
     ]
 
 
@@ -133,11 +140,7 @@ def _held_out(held: HeldOut | None, label: str) -> list[str]:
         "",
         *_metrics_table([("baseline", held.baseline), (label, held.variant)]),
         "",
-        (
-            f"Re-timed latency on held-out: {held.latency.improvement:+.1%} saved. "
-            if held.latency
-            else ""
-        )
+        (f"Re-timed on held-out: {held.latency.describe()}. " if held.latency else "")
         + f"The gate {holds} on held-out"
         + (f" ({' and '.join(held.claims)})." if held.claims else "."),
     ]
@@ -164,10 +167,18 @@ def _genome(base: Trial, chosen: Trial, label: str) -> list[str]:
 
 
 def _pareto_front(study: Study) -> list[str]:
-    lines = ["", f"## Pareto front ({len(study.pareto_front)} of {len(study.trials)})", ""]
+    front = study.pareto_front
+    lines = [
+        "",
+        f"## Pareto front ({len(front)} of {len(study.trials)} genomes, all listed)",
+        "",
+        "Non-dominated on every objective of the set; # is the trial number used "
+        "everywhere (terminal, plot, JSON, Optuna export). Highest score first.",
+        "",
+    ]
     lines += [f"| # | gen | R@{RECALL_K} % | accuracy % | work | ctx tokens | hops | score |"]
     lines.append("|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for t in sorted(study.pareto_front, key=lambda t: (-t.score, t.number))[:20]:
+    for t in sorted(front, key=lambda t: (-t.score, t.number)):
         e = t.evaluation
         recall = _pct(e.recall_at(RECALL_K)) if e.recall else "-"
         lines.append(
@@ -177,32 +188,60 @@ def _pareto_front(study: Study) -> list[str]:
     return lines
 
 
-def _random_search(comparison: dict[str, Any] | None) -> list[str]:
+def _comparison(comparison: dict[str, Any] | None) -> list[str]:
     if not comparison:
         return []
-    n, r = comparison["nsga2"], comparison["random"]
+    seeds = comparison["seeds"]
     lines = [
         "",
-        "## NSGA-II vs random search (same budget)",
+        f"## Compared searches (equal budget, seeds {', '.join(map(str, seeds))})",
         "",
-        "| | evaluations | hypervolume | best score | best accuracy % | to gate |",
+        "Medians over the seeds, [min..max]. Budget: the distinct genomes NSGA-II "
+        "evaluated at each seed; to gate: evaluations until the first gate candidate; "
+        "to random's HV: evaluations until the method reached random search's final "
+        "hypervolume at the same seed (share of the budget).",
+        "",
+        "| method | evaluations | final hypervolume | best score | to gate | to random's HV |",
         "|---|---:|---:|---:|---:|---:|",
     ]
-    for name, f in (("NSGA-II", n), ("random", r)):
+    for f in comparison["methods"]:
         lines.append(
-            f"| {name} | {f['evaluations']} | {f['hypervolume']:.4f} | "
-            f"{f['best_score']:.3f} | {_pct(f['best_accuracy'])} | "
-            f"{f['evaluations_to_gate'] or 'never'} |"
+            f"| {LABELS[f['method']]} | {_median_range(f['evaluations'])} | "
+            f"{_spread(f['final_hypervolume'], '.4f')} | {_spread(f['best_score'], '.3f')} | "
+            f"{_reached(f['evaluations_to_gate'])} | {_reached(f['to_reach_random_final_hv'])}"
+            f"{_share(f['budget_share_to_reach_random_final_hv'])} |"
         )
-    return [*lines, "", f"Hypervolume: {comparison['hypervolume']}."]
+    lines += ["", *[f"- {claim['statement']}." for claim in comparison["claims"]]]
+    return lines
+
+
+def _median_range(values: list[int]) -> str:
+    ordered = sorted(values)
+    return f"{ordered[len(ordered) // 2]} [{ordered[0]}..{ordered[-1]}]"
+
+
+def _spread(figure: dict[str, float], spec: str) -> str:
+    return f"{figure['median']:{spec}} [{figure['min']:{spec}}..{figure['max']:{spec}}]"
+
+
+def _reached(figure: dict[str, Any]) -> str:
+    median = "never" if figure["median"] is None else f"{figure['median']:g}"
+    return median + (f" (never on {figure['never']})" if figure["never"] else "")
+
+
+def _share(share: float | None) -> str:
+    return "" if share is None else f" ({share:.0%})"
 
 
 def _generations(study: Study) -> list[str]:
-    lines = ["", "## Generations", "", "| gen | evals | front | best score | best so far |"]
-    lines.append("|---:|---:|---:|---:|---:|")
+    lines = ["", "## Generations", ""]
+    lines += ["| gen | evals | archive | front | best score | best so far | hypervolume |"]
+    lines.append("|---:|---:|---:|---:|---:|---:|---:|")
     for entry in study.logbook:
+        volume = entry.get("hypervolume")  # absent in logbooks of older checkpoints
         lines.append(
-            f"| {entry['gen']} | {entry['evals']} | {entry['front']} | "
-            f"{entry['best_score']:.3f} | {entry['best_so_far']:.3f} |"
+            f"| {entry['gen']} | {entry['evals']} | {entry['archive']} | {entry['front']} | "
+            f"{entry['best_score']:.3f} | {entry['best_so_far']:.3f} | "
+            f"{'-' if volume is None else f'{volume:.4f}'} |"
         )
     return lines

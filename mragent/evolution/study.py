@@ -16,8 +16,6 @@ import random
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from deap import base, creator, tools
-
 from mragent.core.errors import ConfigError
 from mragent.core.genome import GENES, GeneSpec, Genome, make_genome
 from mragent.evolution.encoding import (
@@ -29,6 +27,7 @@ from mragent.evolution.encoding import (
     mutate,
     random_genotype,
 )
+from mragent.evolution.hypervolume import hypervolume
 from mragent.evolution.objectives import ACCURACY, RECALL_METRIC, Objectives
 from mragent.evolution.proposer import MutationProposer, ProposalContext
 from mragent.evolution.trial import Evaluation, Trial, pareto_front
@@ -40,6 +39,10 @@ _FITNESS, _INDIVIDUAL = "MragentFitness", "MragentIndividual"
 
 def _individual_class(objectives: Objectives) -> Any:
     """DEAP's creator classes for one objective set, made once per process."""
+    # DEAP (with numpy and moocore) is imported where a study runs, not with the
+    # package, so commands that never search do not pay for it.
+    from deap import base, creator
+
     # The accuracy set keeps the original class names; others get a suffix.
     suffix = "" if objectives is ACCURACY else objectives.name.capitalize()
     fitness, individual = _FITNESS + suffix, _INDIVIDUAL + suffix
@@ -66,6 +69,8 @@ class Study:
         objectives: The objective set the evaluations follow.
         genes: Gene ranges the search stays in (default: the model's); seeds
             and offspring are clamped into them, the baseline is kept as given.
+        on_trial: Called with each new trial as it enters the archive (its
+            number is the one every report uses).
 
     Raises:
         ValueError: when an argument is out of range.
@@ -85,6 +90,7 @@ class Study:
         proposals: int = 2,
         objectives: Objectives = ACCURACY,
         genes: tuple[GeneSpec, ...] = GENES,
+        on_trial: Callable[[Trial], None] | None = None,
     ) -> None:
         if population < 4:
             raise ValueError(f"population must be >= 4, got {population}")
@@ -105,9 +111,12 @@ class Study:
         self.rng = random.Random(seed)
         self.generation = -1  # last completed generation; -1: nothing run yet
         self.population: list[Genome] = []
+        from deap import tools
+
         self.logbook = tools.Logbook()
         self._archive: dict[Genome, Trial] = {}
         self.objectives = objectives
+        self.on_trial = on_trial
         self._cls = _individual_class(objectives)
 
     @property
@@ -161,7 +170,7 @@ class Study:
         for genome, evaluation in zip(new, self.evaluate(new), strict=True):
             if base is None:  # the first genome recorded is the baseline
                 base = evaluation.score_base()
-            self._archive[genome] = Trial(
+            trial = Trial(
                 len(self._archive),
                 generation,
                 origin_of[genome],
@@ -169,6 +178,9 @@ class Study:
                 evaluation,
                 evaluation.score(base),
             )
+            self._archive[genome] = trial
+            if self.on_trial:
+                self.on_trial(trial)
 
     def _initial(self) -> None:
         self._record([self.baseline], 0, ["baseline"])
@@ -177,7 +189,7 @@ class Study:
         attempts = 0
         while len(chosen) < self.population_size and attempts < 100 * self.population_size:
             attempts += 1
-            genome = decode(random_genotype(self.rng, self.genes))
+            genome = decode(random_genotype(self.rng, self.genes), self.genes)
             if genome not in chosen:
                 chosen.append(genome)
                 origins.append("random")
@@ -189,14 +201,16 @@ class Study:
     def _individuals(self, genomes: Sequence[Genome]) -> list[Any]:
         individuals = []
         for genome in genomes:
-            ind = self._cls(encode(genome))
+            ind = self._cls(encode(genome, self.genes))
             ind.fitness.values = self._archive[genome].values
             individuals.append(ind)
         return individuals
 
     def _select(self, genomes: Sequence[Genome], k: int) -> list[Genome]:
+        from deap import tools
+
         chosen = tools.selNSGA2(self._individuals(genomes), k)
-        return [decode(ind) for ind in chosen]
+        return [decode(ind, self.genes) for ind in chosen]
 
     def _tournament(self, parents: list[Any]) -> list[Any]:
         """Binary tournament: dominance, then crowding distance, then score, then a coin."""
@@ -208,7 +222,7 @@ class Study:
                 return b
             if a.fitness.crowding_dist != b.fitness.crowding_dist:
                 return a if a.fitness.crowding_dist > b.fitness.crowding_dist else b
-            sa, sb = (self._archive[decode(x)].score for x in (a, b))
+            sa, sb = (self._archive[decode(x, self.genes)].score for x in (a, b))
             if sa != sb:
                 return a if sa > sb else b
             return a if self.rng.random() < 0.5 else b
@@ -219,6 +233,8 @@ class Study:
         generation = self.generation + 1
         # Crowding distances are recomputed on the current population alone, so a
         # study restored from a checkpoint continues exactly like an unbroken run.
+        from deap import tools
+
         parents = self._individuals(self.population)
         tools.selNSGA2(parents, len(parents))
         offspring = [list(ind) for ind in self._tournament(parents)]
@@ -226,7 +242,7 @@ class Study:
             if self.rng.random() < self.crossover_prob:
                 crossover(offspring[i], offspring[i + 1], self.rng, genes=self.genes)
         children = [
-            decode(clamp(mutate(child, self.rng, genes=self.genes), self.genes))
+            decode(clamp(mutate(child, self.rng, genes=self.genes), self.genes), self.genes)
             for child in offspring
         ]
         origins = ["offspring"] * len(children)
@@ -273,6 +289,7 @@ class Study:
             min_tokens=min(t.evaluation.tokens for t in members),
             min_hops=min(t.evaluation.hops for t in members),
             best_so_far=self.best_trial.score,
+            hypervolume=hypervolume(self.trials, self.baseline_trial.evaluation),
             proposed=proposed,
             rejected=rejected,
             **self._recall_log(members),
@@ -310,6 +327,8 @@ class Study:
         version, internal, gauss = state["rng_state"]
         rng = random.Random()
         rng.setstate((int(version), tuple(int(x) for x in internal), gauss))
+        from deap import tools
+
         logbook = tools.Logbook()
         for entry in state["logbook"]:
             logbook.record(**entry)

@@ -259,3 +259,17 @@ def pareto_front(trials: Sequence[Trial]) -> list[Trial]:
         return []
     weights = trials[0].evaluation.objectives.weights
     return [t for t in trials if not any(dominates(o.values, t.values, weights) for o in trials)]
+
+
+def number_trials(records: Sequence[tuple[Genome, str, Evaluation]]) -> list[Trial]:
+    """Trials from ``(genome, origin, evaluation)`` in evaluation order, all in generation 0.
+
+    The first record is the baseline: every score is taken against its evaluation.
+    """
+    if not records:
+        return []
+    base = records[0][2].score_base()
+    return [
+        Trial(n, 0, origin, genome, evaluation, evaluation.score(base))
+        for n, (genome, origin, evaluation) in enumerate(records)
+    ]

@@ -13,7 +13,8 @@ edit made through the database alone is found too:
   ``correct`` record that wrote it;
 * its trust state is the written one changed only by audited reviews (a reject
   may also have returned it from accepted to pending: the cascade);
-* a memory the log says was forgotten is still forgotten.
+* a memory the log says was forgotten is still forgotten, unless a human
+  restored it (the reject of an agent's forget).
 """
 
 from __future__ import annotations
@@ -88,9 +89,13 @@ def _audited(records: Iterator[AuditRecord] | Any) -> dict[str, _Audited]:
         if record.action in ("remember", "correct") and record.after:
             seen.after[record.target] = record.after
         elif record.action in ("accept", "reject"):
-            seen.reviews[record.target].append(
-                "accepted" if record.action == "accept" else "rejected"
-            )
+            verdict = (record.detail or {}).get("forget")
+            if verdict == "restored":  # a human undid an agent's forget
+                seen.forgotten.pop(record.target, None)
+            elif verdict is None:  # a review of the version's trust (not of a forget)
+                seen.reviews[record.target].append(
+                    "accepted" if record.action == "accept" else "rejected"
+                )
         elif record.action in ("forget", "purge"):
             seen.forgotten.setdefault(record.target, record.seq)
     return out

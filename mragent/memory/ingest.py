@@ -49,8 +49,8 @@ __all__ = ["text_hash"]  # re-exported: the one text hash every module uses
 BATCH_SIZE = 500
 Sealer = Callable[[str, str, dict[str, Any]], str]
 # Bumped whenever ingest writes a different graph for the same input.
-# 6: every content carries its passage embedding.
-GRAPH_LAYOUT = "6"
+# 7: every content carries its passage embedding.
+GRAPH_LAYOUT = "7"
 PRIMARY_REF = 1.0
 MENTION_REF = 0.6
 BACKWARD_DAMPING = 0.8
@@ -275,6 +275,7 @@ def ingest(
         EmbeddingMismatch: when ``ns`` was written with another embedder.
         WriteRefused: when a text is identical to a forgotten memory of the scope
             (unless ``readmit``).
+        AccessDenied: for a scope outside the principal's write grants.
     """
     source = CorpusSource.of_corpus(corpus, batch_size)
     options = _Options(principal, audit, scope, extractor, embedder, readmit, progress)
@@ -323,6 +324,7 @@ def _ingest(store: GraphStore, source: CorpusSource, ns: str, opts: _Options) ->
     """Check the whole source, then write it batch by batch under one audit record."""
     validate_namespace(ns)
     validate_scope(opts.scope)
+    opts.principal.check_write(opts.scope)
     scan = source.check(opts.extractor or RuleExtractor())
     rows = store.run("get_space", {"ns": ns})
     embedder = space_embedder(ns, rows[0] if rows else None, opts.embedder, "write")
@@ -400,6 +402,7 @@ def prepare_write(store: GraphStore, ns: str, embedder: Embedder) -> dict[str, A
             "embedder": embedder.identity.as_text(),
             "spec": embedder.spec,
             "schema": STORE_SCHEMA,
+            "uid": new_id(),
         }
         store.run("stamp_space", stamp)
         rows = store.run("get_space", {"ns": ns})

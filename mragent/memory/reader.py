@@ -1,32 +1,50 @@
-"""A memory: one namespace in one graph store, read by reconstruction.
+"""A memory: one namespace in one graph store, read by reconstruction, as it is now.
 
-:class:`Memory` owns what a question needs besides the database: the cue
-index snapshot and word rarities. :meth:`Memory.reconstruct` runs the three
-stages and returns a :class:`Reconstruction` with per-stage wall times and the
-deterministic work count.
+:class:`Memory` holds what a question needs besides the database: a
+:class:`~mragent.memory.live_index.LiveIndex` of the namespace's cues and
+contents (dense and sparse cue search, passage BM25), tied to the namespace
+version it reflects. It starts from the newest persisted copy (or builds one
+from the database once), then follows the change feed: never a copy of the
+namespace per process.
+
+:meth:`Memory.reconstruct` proposes entry candidates from its indexes and
+sends them in ONE round trip (``traverse.cypher``) that checks the namespace
+version, confirms each candidate under the read view, traverses, walks the
+bridges and returns the key, title and text of every content handed back. If
+the version the database read differs from the reader's, the reader applies the
+change feed and answers again (at most :data:`MAX_RETRIES` times), so a write
+followed by a recall is reflected in the next round trip; and since every
+content handed to synthesis comes from that round trip, a forgotten, rejected,
+superseded or out-of-scope text can never come from a stale index.
 """
 
 from __future__ import annotations
 
 import math
 import time
-from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
 
 from mragent.core.embedding import Embedder, EmbedderIdentity
 from mragent.core.errors import MragentError
 from mragent.core.genome import Genome
-from mragent.core.retrieval.cue_search import CueHit, CueIndex
+from mragent.core.retrieval.blend import blend, bridge_walk
+from mragent.core.retrieval.cue_search import CueHit
 from mragent.core.retrieval.extractive import ExtractiveSynthesizer
-from mragent.core.retrieval.passage_entry import DensePassages, fused_passages
-from mragent.core.retrieval.passages import PassageSeeder, blend, merge_cues
-from mragent.core.retrieval.reconstruct import Candidate, ContentTexts, traverse
+from mragent.core.retrieval.passages import merge_cues
+from mragent.core.retrieval.reconstruct import Candidate, Traversal, traverse
 from mragent.core.retrieval.rerank import Ranked, rerank
 from mragent.core.retrieval.synthesis import Answer, Context, Synthesizer, assemble
 from mragent.core.store.base import GraphStore
-from mragent.core.text import content_words
 from mragent.core.view import ReadView
-from mragent.memory.space import space_embedder
+from mragent.memory import index_files
+from mragent.memory.live_index import LiveIndex
+from mragent.memory.space import check_space, space_embedder
+
+MAX_RETRIES = 3  # answers again after a concurrent write, at most this often
+STANDBY = 4  # entry candidates beyond cueK, for those the database refuses
 
 
 @dataclass
@@ -42,6 +60,7 @@ class Reconstruction:
     timings_ms: dict[str, float] = field(default_factory=dict)
     cue_work: int = 0
     bridge_work: int = 0
+    version: int = 0
 
     @property
     def retrieved_keys(self) -> list[str]:
@@ -74,9 +93,14 @@ class Memory:
         synthesizer: Defaults to the extractive synthesizer.
         view: Scopes, trust states and record time read (default: the shared
             scope, accepted memories, now). Forgotten, rejected, superseded and
-            out-of-scope memories are in no retrieval path: cue search, passage
-            seeding, traversal, bridge walk and the flat baselines all read
-            through this view.
+            out-of-scope memories are in no retrieval path: every entry cue, passage
+            seed, traversed and bridged content is confirmed under this view by the
+            database in the question's own round trip.
+        index_dir: Where index copies are persisted (default
+            :func:`~mragent.memory.index_files.index_dir`); None there disables it.
+
+    Attributes:
+        version: The namespace version the reader's indexes reflect.
     """
 
     def __init__(
@@ -86,30 +110,103 @@ class Memory:
         embedder: Embedder | None = None,
         synthesizer: Synthesizer | None = None,
         view: ReadView | None = None,
+        index_dir: Path | None = None,
     ) -> None:
         self.store, self.ns = store, ns
         self.view = view or ReadView()
-        rows = store.run("get_space", {"ns": ns})
-        if not rows:
-            raise MragentError(f"namespace {ns!r} holds no memories (ingest something first)")
-        self.embedder = space_embedder(ns, rows[0], embedder, "read")
+        self.index_dir = index_dir or index_files.index_dir()
+        space = self._space_row()
+        self.embedder = space_embedder(ns, space, embedder, "read")
         self.identity: EmbedderIdentity = self.embedder.identity
-        self.cue_index = CueIndex.from_store(store, ns, self.embedder, self.view)
-        self.contents = store.run("content_snapshot", {"ns": ns, **self.view.params()})
-        self.texts = ContentTexts(self.contents)
-        self.passages = PassageSeeder(self.contents, self.cue_index)
-        self.dense_passages = DensePassages(self.contents, self.identity.dimension)
-        df: Counter[str] = Counter()
-        for row in self.contents:
-            df.update(set(content_words(f"{row['title'] or ''} {row['text']}")))
-        n = max(1, len(self.contents))
-        self._idf = {w: math.log(1 + n / c) for w, c in df.items()}
-        self._unknown_idf = math.log(1 + n)
+        self._mask_key: tuple[LiveIndex | None, int] = (None, -1)
+        self._mask_until = 0.0
+        self._mask_cache: tuple[np.ndarray, np.ndarray] = (np.zeros(0, bool), np.zeros(0, bool))
+        found = index_files.load(space, ns, self.view.scopes, self.identity, self.index_dir)
+        self.index = found or LiveIndex.empty(ns, self.view.scopes, self.identity)
+        self._sync(space)
         self.synthesizer = synthesizer or ExtractiveSynthesizer(self.idf)
 
+    @property
+    def version(self) -> int:
+        return self.index.version
+
+    def _space_row(self) -> dict:
+        rows = self.store.run("get_space", {"ns": self.ns})
+        if not rows:
+            raise MragentError(f"namespace {self.ns!r} holds no memories (ingest something first)")
+        return rows[0]
+
+    def _space(self) -> dict:
+        space = self._space_row()
+        check_space(self.ns, space, self.identity, "read")
+        return space
+
+    def _sync(self, space: dict) -> None:
+        if self.index.stale(space):
+            self.index = LiveIndex.empty(self.ns, self.view.scopes, self.identity)
+        full = self.index.version < 0
+        self.index.refresh(self.store, space)
+        if full or self.index.unsaved >= index_files.SAVE_AFTER:
+            index_files.save(self.index, self.index_dir)
+
+    def refresh(self) -> int:
+        """Bring the indexes to the namespace's current version (the change feed).
+
+        Returns:
+            The version now reflected.
+
+        Raises:
+            MragentError: when the namespace is gone; its subclasses when it is being
+                re-embedded, or now stamps another embedder.
+        """
+        self._sync(self._space())
+        return self.index.version
+
     def idf(self, word: str) -> float:
-        """Rarity of a word among this memory's contents (unknown: rarest)."""
-        return self._idf.get(word, self._unknown_idf)
+        """Rarity of a word among the contents this reader sees (unknown: rarest)."""
+        return self.index.passages.idf(word, self._masks()[1])
+
+    def _masks(self) -> tuple[np.ndarray, np.ndarray]:
+        """The cue and content slots the view admits, computed once per index version
+        (and again when the clock passes a record or trust time of a view read now)."""
+        index, now = self.index, time.time()
+        held, version = self._mask_key
+        if held is not index or version != index.version or now >= self._mask_until:
+            cues = index.cues.admitted(self.view.scopes)
+            contents = index.passages.admitted(self.view, now)
+            self._mask_cache = (cues, contents)
+            self._mask_key = (index, index.version)
+            fixed = self.view.as_of is not None
+            self._mask_until = math.inf if fixed else index.passages.next_change(now)
+        return self._mask_cache
+
+    def snapshot(self) -> list[dict]:
+        """Every content of the view as rows (``content_snapshot``): a full copy, for
+        flat baselines only; reconstruction never takes one."""
+        return self.store.run("content_snapshot", {"ns": self.ns, **self.view.params()})
+
+    def candidates(
+        self,
+        question: str,
+        genome: Genome,
+        native_vector_index: bool = False,
+        vector: np.ndarray | None = None,
+    ) -> tuple[list[CueHit], object]:
+        """Entry candidates (cue hits and passage seeds, merged, best first) and the
+        question's passage relevance, from the reader's indexes (``vector``: the
+        question's query embedding, when already computed)."""
+        index = self.index
+        if vector is None:
+            vector = self.embedder.embed_queries([question])[0]
+        cue_mask, content_mask = self._masks()
+        dense = None
+        if native_vector_index:
+            dense = index.cues.native_dense(self.store, self.ns, self.view.scopes, vector, cue_mask)
+        want = genome.cueK + STANDBY
+        found = index.cues.search(question, vector, genome, cue_mask, want, dense)
+        scored = index.passages.entry(question, vector, content_mask, genome)
+        seeds = scored.seeds(genome.cueK, index.cues, cue_mask)
+        return merge_cues(found, seeds)[: genome.cueK + want], scored.relevance()
 
     def reconstruct(
         self, question: str, genome: Genome, native_vector_index: bool = False
@@ -122,56 +219,59 @@ class Memory:
             native_vector_index: Take dense cue candidates from the database's
                 vector index instead of the in-process HNSW index.
         """
-        timings: dict[str, float] = {}
         start = time.perf_counter()
-        vector = self.embedder.embed_queries([question])[0]
+        vector = self.embedder.embed_queries([question])[0]  # once, for every attempt
+        timings: dict[str, float] = {
+            "embed": (time.perf_counter() - start) * 1000,
+            "cue_search": 0.0,
+            "traversal": 0.0,
+        }
+        found: Traversal | None = None
+        for attempt in range(MAX_RETRIES + 1):
+            start = time.perf_counter()
+            proposed, relevance = self.candidates(question, genome, native_vector_index, vector)
+            mark = time.perf_counter()
+            timings["cue_search"] += (mark - start) * 1000
+            found = traverse(self.store, self.ns, self.view, proposed, genome)
+            timings["traversal"] += (time.perf_counter() - mark) * 1000
+            if found is None:
+                raise MragentError(f"namespace {self.ns!r} no longer exists")
+            if (found.uid, found.version) == (self.index.uid, self.index.version):
+                break
+            if attempt < MAX_RETRIES:
+                self.refresh()  # a write landed: read what changed, answer again
+        assert found is not None  # the loop ran at least once
+        return self._synthesise(question, genome, found, relevance, timings)
+
+    def _synthesise(
+        self,
+        question: str,
+        genome: Genome,
+        found: Traversal,
+        relevance: object,
+        timings: dict[str, float],
+    ) -> Reconstruction:
         mark = time.perf_counter()
-        timings["embed"], start = (mark - start) * 1000, mark
-        if native_vector_index:
-            dense = self.cue_index.native_dense(self.store, self.ns, self.view.scopes, vector)
-        else:
-            dense = self.cue_index.dense(vector, genome.efSearch)
-        cues = self.cue_index.search(question, genome, dense)
-        entry = fused_passages(
-            self.passages.bm25.scores(question), self.dense_passages, vector, genome
-        )
-        seeds = self.passages.seeds(question, genome.cueK, entry)
-        cues = merge_cues(cues, seeds, genome.cueK)
-        kept = [s for s in seeds if s in cues]
-        mark = time.perf_counter()
-        timings["cue_search"] = (mark - start) * 1000
-        # One round trip: the traversal from the entry cues and the seeds' bridge walk.
-        found = traverse(
-            self.store,
-            self.ns,
-            self.view,
-            cues,
-            genome,
-            self.texts,
-            seeds=self.passages.seed_ids(kept, genome.traversalDepth),
-        )
-        candidates = found.candidates
-        walk = self.passages.bridges(kept, genome.traversalDepth, found.bridges)
-        now = time.perf_counter()
-        timings["traversal"], mark = (now - mark) * 1000, now
+        walk = bridge_walk(found.seeds, genome.traversalDepth, found.bridges)
         ranked = blend(
-            rerank(candidates, genome.rerank),
-            self.passages.relevance(question, entry),
+            rerank(found.candidates, genome.rerank),
+            relevance,  # type: ignore[arg-type]
             walk.scores,
             walk.extra,
-            max(len(candidates), genome.maxContent * 2),
+            max(len(found.candidates), genome.maxContent * 2),
         )
         context = assemble(ranked, genome.promptStrategy, genome.maxContent)
         answer = self.synthesizer.answer(question, context)
         timings["synthesis"] = (time.perf_counter() - mark) * 1000
         return Reconstruction(
             question,
-            cues,
-            candidates,
+            found.entries,
+            found.candidates,
             ranked,
             context,
             answer,
             timings,
             cue_work=genome.efSearch,
             bridge_work=walk.elements,
+            version=found.version,
         )

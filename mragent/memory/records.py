@@ -39,6 +39,10 @@ class MemoryRecord(BaseModel):
     valid_to: float | None = None
     forgotten_at: float | None = None
     forget_reason: str | None = None
+    forgotten_by: str | None = None
+    # The human review of an agent's forget: confirmed (still forgotten) or restored.
+    forget_reviewed_by: str | None = None
+    forget_reviewed_at: float | None = None
     purged_at: float | None = None
     reviewed_by: str | None = None
     reviewed_at: float | None = None
@@ -73,6 +77,16 @@ class MemoryRecord(BaseModel):
     @property
     def forgotten(self) -> bool:
         return self.forgotten_at is not None
+
+    @property
+    def forget_awaits_review(self) -> bool:
+        """Forgotten by an agent, and no human has reviewed the forget since."""
+        return (
+            self.forgotten_at is not None
+            and self.purged_at is None
+            and (self.forgotten_by or "").startswith("agent:")
+            and (self.forget_reviewed_at is None or self.forget_reviewed_at < self.forgotten_at)
+        )
 
     @property
     def current(self) -> bool:

@@ -1,8 +1,18 @@
 """Human review of agent-written memories, and which agents are trusted.
 
-Review needs a human principal other than the memory's writer; rejecting a
-memory returns everything that depends on it, transitively, to pending. Only a
-human grants an agent trust, so that its new memories start accepted.
+Review, trust and purge are for humans only, checked here so that every surface
+(the command line, the Python facade, the MCP server) inherits the rule. Review
+needs a human principal other than the memory's writer; it decides three kinds
+of things an agent did:
+
+* a **pending memory**: accept it, or reject it (everything that depends on it,
+  transitively, returns to pending);
+* a **pending correction** of an accepted memory (an agent's correction never
+  supersedes an accepted version by itself): accepting it supersedes the old
+  version then; rejecting it leaves the old one standing;
+* an **agent's forget**: accepting confirms it; rejecting restores the memory.
+
+Only a human grants an agent trust, so that its new memories start accepted.
 """
 
 from __future__ import annotations
@@ -12,19 +22,28 @@ from typing import Any
 
 from mragent.core.errors import ConfigError, WriteRefused
 from mragent.core.view import DEFAULT_SCOPE, validate_scope
+from mragent.memory.forgetting import MemoryForgetting
 from mragent.memory.ingest import prepare_write
 from mragent.memory.principal import Principal
 from mragent.memory.records import MemoryRecord
-from mragent.memory.versions import MemoryVersions
 
 
-class MemoryReview(MemoryVersions):
+class MemoryReview(MemoryForgetting):
     """The review queue, accept and reject, and agent trust, for one namespace."""
 
-    def pending(self, scopes: Sequence[str] = (DEFAULT_SCOPE,), limit: int = 100) -> list[dict]:
-        """The review queue: current pending versions, oldest first."""
+    def pending(
+        self,
+        scopes: Sequence[str] = (DEFAULT_SCOPE,),
+        limit: int = 100,
+        *,
+        principal: Principal | None = None,
+    ) -> list[dict]:
+        """The review queue: current pending versions, oldest first (``corrects``: the
+        accepted versions a pending correction would supersede)."""
         for scope in scopes:
             validate_scope(scope)
+        if principal is not None:
+            principal.check_read(scopes)
         return self.store.run(
             "memory_pending", {"ns": self.ns, "scopes": list(scopes), "limit": limit}
         )
@@ -32,8 +51,13 @@ class MemoryReview(MemoryVersions):
     def accept(
         self, memory_id: str, *, principal: Principal, scope: str = DEFAULT_SCOPE
     ) -> MemoryRecord:
-        """A human reviewer accepts a version written by someone else."""
+        """A human reviewer accepts a version written by someone else (or confirms an
+        agent's forget of it)."""
         record = self._reviewable(memory_id, principal, scope)
+        if record.forget_awaits_review:
+            self._confirm_forget(record, principal)
+            return self.get(memory_id, scope)
+        self._refuse_stale(record)
         with self._audited(
             principal,
             "accept",
@@ -48,12 +72,16 @@ class MemoryReview(MemoryVersions):
     def reject(
         self, memory_id: str, *, principal: Principal, scope: str = DEFAULT_SCOPE
     ) -> list[str]:
-        """A human reviewer rejects a version; its dependents return to pending.
+        """A human reviewer rejects a version (its dependents return to pending), or an
+        agent's forget of it (the memory is restored).
 
         Returns:
-            The ids demoted from accepted to pending (transitively).
+            The ids demoted from accepted to pending (transitively); none for a forget.
         """
         record = self._reviewable(memory_id, principal, scope)
+        if record.forget_awaits_review:
+            self._restore(record, principal)
+            return []
         # The demotions happen in the same statement as the rejection, so the
         # record names the cascade rather than the ids it will reach.
         with self._audited(
@@ -76,8 +104,7 @@ class MemoryReview(MemoryVersions):
         Raises:
             WriteRefused: unless a human grants it, and only to an agent.
         """
-        if not principal.is_human:
-            raise WriteRefused(f"only a human principal can change trust, not {principal}")
+        principal.require_human("trust")
         if agent.kind != "agent":
             raise ConfigError(f"trust is granted to agents, not {agent}")
         space = prepare_write(self.store, self.ns, self.embedder)
@@ -89,14 +116,30 @@ class MemoryReview(MemoryVersions):
         return updated
 
     def _reviewable(self, memory_id: str, principal: Principal, scope: str) -> MemoryRecord:
-        if not principal.is_human:
-            raise WriteRefused(f"review needs a human principal, not {principal}")
+        principal.require_human("review")
+        principal.check_write(scope)
         record = self.get(memory_id, scope)
         if record.principal == str(principal):
             raise WriteRefused(f"{principal} wrote memory {memory_id!r} and cannot review it")
-        if record.forgotten:
+        if record.forgotten and not record.forget_awaits_review:
             raise WriteRefused(f"memory {memory_id!r} was forgotten")
         return record
+
+    def _refuse_stale(self, record: MemoryRecord) -> None:
+        """Refuse to accept a pending correction whose old version was superseded since.
+
+        A correction closes its old version in its own write (the same record time)
+        unless it waits for review; an old version closed at another time was
+        superseded by someone else meanwhile.
+        """
+        if record.trust != "pending" or not record.supersedes:
+            return
+        for old in self.records(record.supersedes, record.scope):
+            if old.superseded_at is not None and old.superseded_at != record.recorded_at:
+                raise WriteRefused(
+                    f"memory {record.id!r} corrects {old.id!r}, which was superseded since; "
+                    "reject it, and correct the current version instead"
+                )
 
     def _review_params(self, record: MemoryRecord, principal: Principal) -> dict[str, Any]:
         return {

@@ -21,7 +21,9 @@ from mragent.core.errors import LegacyNamespace, MigrationInProgress
 # Bumped when stored memories gain properties every query relies on; a namespace
 # written in an earlier schema is refused until ``mragent migrate`` upgrades it.
 # 2: provenance (scope, principal, trust and its log, record and valid time, hash).
-STORE_SCHEMA = "2"
+# 3: the namespace version and identity (MemorySpace version, uid; v on cues and
+#    contents) and REFERENCES ranks over the edges each kind of read view can use.
+STORE_SCHEMA = "3"
 
 
 def check_space(
@@ -32,7 +34,7 @@ def check_space(
     reembed`` is migrating it. ``None`` (a new namespace) passes.
 
     Raises:
-        LegacyNamespace: for a namespace written before provenance existed.
+        LegacyNamespace: for a namespace written in an earlier store schema.
         MigrationInProgress: during a re-embedding.
         EmbeddingMismatch: naming both identities and the ``action`` refused.
     """
@@ -46,8 +48,8 @@ def _check_state(namespace: str, space: dict[str, Any]) -> None:
     if space.get("schema") != STORE_SCHEMA:
         raise LegacyNamespace(
             f"namespace {namespace!r} was written by an earlier mragent (store schema "
-            f"{space.get('schema') or 1}, now {STORE_SCHEMA}): its memories have no "
-            f"provenance; run 'mragent migrate --ns {namespace} --principal human:NAME' once"
+            f"{space.get('schema') or 1}, now {STORE_SCHEMA}); run "
+            f"'mragent migrate --ns {namespace} --principal human:NAME' once"
         )
     if space.get("migrating_to"):
         raise MigrationInProgress(

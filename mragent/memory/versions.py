@@ -81,8 +81,16 @@ class MemoryVersions:
             raise WriteRefused(f"no memory {memory_id!r} in namespace {self.ns!r}, scope {scope!r}")
         return found[0]
 
-    def history(self, memory_id: str, scope: str = DEFAULT_SCOPE) -> list[MemoryRecord]:
-        """Every version of the memory ``memory_id`` belongs to, oldest first."""
+    def history(
+        self, memory_id: str, scope: str = DEFAULT_SCOPE, *, principal: Principal | None = None
+    ) -> list[MemoryRecord]:
+        """Every version of the memory ``memory_id`` belongs to, oldest first.
+
+        Raises:
+            AccessDenied: when ``principal`` may not read ``scope``.
+        """
+        if principal is not None:
+            principal.check_read([scope])
         lineage = self.get(memory_id, scope).lineage
         rows = self.store.run(
             "memory_lineage", {"ns": self.ns, "scopes": [scope], "lineage": lineage}

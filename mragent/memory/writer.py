@@ -2,28 +2,30 @@
 
 :class:`Memories` is the write side of one namespace. Every method takes the
 principal making the change (there is no other way in), checks the change
-against the memory's rules, appends a hash-chained audit record *before* the
-database write (write-ahead: the log never misses a change that happened), and
-writes each change as one statement, so it is atomic on every engine.
+against the memory's rules and the principal's write grants, appends a
+hash-chained audit record *before* the database write (write-ahead: the log
+never misses a change that happened), and writes each change as one statement,
+so it is atomic on every engine.
 
 Rules:
 
 * A new memory is accepted if its principal is a human, a system principal or
   an agent the namespace trusts (:meth:`Memories.set_trust`); otherwise pending.
 * ``correct`` writes a new version (same lineage) and closes the old one's
-  record time in the same statement; ``recall --as-of`` reads either side.
-* ``forget`` tombstones every version of a memory, cuts its edges and deletes
-  tags and cues only it gave rise to. Identical text is refused afterwards
-  unless re-admitted explicitly. ``purge`` also erases the text, keeping the hash.
-* Review needs a human principal other than the memory's writer; rejecting a
-  memory returns everything that depends on it, transitively, to pending
-  (:mod:`mragent.memory.review`).
+  record time in the same statement; ``recall --as-of`` reads either side. An
+  agent's correction of an *accepted* version is pending and leaves the old one
+  current until a human accepts the correction (trusted or not: trust lets an
+  agent add memories, not overrule accepted ones).
+* ``forget`` and ``purge`` (:mod:`mragent.memory.forgetting`): an agent forgets
+  only what it wrote, and a human reviews it; purge is for humans only.
+  Identical text is refused afterwards unless re-admitted explicitly.
+* Review and trust are for humans only (:mod:`mragent.memory.review`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from mragent.core.corpus import MAX_TEXT, Content, Corpus, clean_name, clean_text
@@ -35,7 +37,6 @@ from mragent.memory.records import MemoryRecord
 from mragent.memory.review import MemoryReview
 
 MAX_DEPENDENCIES = 64
-TRACES_READ = 10_000  # more than any namespace keeps (traces are capped per namespace)
 
 
 @dataclass(frozen=True)
@@ -53,6 +54,9 @@ class WriteResult:
     lineage: str
     trust: str
     created: bool = True
+    awaits_review: tuple[str, ...] = ()
+    """For an agent's correction of accepted versions: those versions, still current
+    until a human accepts the correction."""
 
 
 class Memories(MemoryReview):
@@ -99,8 +103,10 @@ class Memories(MemoryReview):
             ConfigError: on empty or oversized text, a bad scope or time range.
             WriteRefused: when identical text was forgotten (and not
                 ``readmit``), or a dependency is unknown or forgotten.
+            AccessDenied: for a scope outside the principal's write grants.
         """
         validate_scope(scope)
+        principal.check_write(scope)
         memory_id = new_id()
         content = _content(memory_id, text, title, source, tags, cues)
         # The duplicate and forgotten-text checks and the write run under the audit
@@ -131,7 +137,7 @@ class Memories(MemoryReview):
             lineage=content.key,
             valid=(valid_from if valid_from is not None else now, valid_to),
             now=now,
-            supersedes=None,
+            supersedes={},
             depends=deps,
             action="remember",
             before=None,
@@ -153,12 +159,16 @@ class Memories(MemoryReview):
 
         The new version keeps the old one's title, source, given cues and tags,
         dependencies and valid time unless given, and starts in the trust state
-        its principal writes with.
+        its principal writes with. An agent's correction of an accepted version
+        starts pending and supersedes it only when a human accepts it
+        (``awaits_review`` names it); meanwhile both are current.
 
         Raises:
             WriteRefused: when ``memory_id`` is unknown, forgotten or superseded, or
                 the new text is identical to a forgotten memory (unless ``readmit``).
+            AccessDenied: for a scope outside the principal's write grants.
         """
+        principal.check_write(scope)
         with self.audit.exclusive():
             old = self.get(memory_id, scope)
             if not old.current:
@@ -180,7 +190,9 @@ class Memories(MemoryReview):
     ) -> WriteResult:
         valid_from, valid_to = valid
         now = self.clock()
-        return self._write(
+        closes = self._superseded_by_correction(old, principal, scope, now)
+        proposal = None in closes.values()
+        result = self._write(
             content,
             principal=principal,
             scope=scope,
@@ -190,76 +202,38 @@ class Memories(MemoryReview):
                 valid_to if valid_to is not None else old.valid_to,
             ),
             now=now,
-            supersedes=old.id,
+            supersedes=closes,
             depends=old.depends_on,
             action="correct",
             before=old.hash,
-            detail={"supersedes": old.id, **({"readmit": True} if readmitted else {})},
+            detail={
+                "supersedes": old.id,
+                **({"awaits_review": True} if proposal else {}),
+                **({"readmit": True} if readmitted else {}),
+            },
+            pending=proposal,
         )
-
-    def forget(
-        self, memory_id: str, *, principal: Principal, reason: str, scope: str = DEFAULT_SCOPE
-    ) -> list[str]:
-        """Tombstone every version of a memory and remove what only it gave rise to.
-
-        Returns:
-            The ids of the versions tombstoned.
-
-        Raises:
-            ConfigError: without a reason.
-            WriteRefused: for an unknown id.
-        """
-        if not reason.strip():
-            raise ConfigError("--reason is required: say why the memory is forgotten")
-        record = self.get(memory_id, scope)
-        now = self.clock()
-        params = {"ns": self.ns, "scopes": [scope], "lineage": record.lineage}
-        with self._audited(
-            principal, "forget", record.lineage, record.hash, None, {"reason": reason}
-        ):
-            rows = self.store.run("memory_forget", {**params, "at": now, "reason": reason})
-            # The tags cut now, and those a forget interrupted before pruning cut earlier.
-            cut = {t for row in rows for t in [*row["tags"], *(row["cut_tags"] or [])]}
-            self._prune_orphans(scope, sorted(cut))
-            self._rank(scope, sorted({t for row in rows for t in row["tag_names"]}), [])
-        return [row["id"] for row in rows]
-
-    def purge(
-        self, memory_id: str, *, principal: Principal, reason: str, scope: str = DEFAULT_SCOPE
-    ) -> list[str]:
-        """Forget a memory (if not yet) and erase the text of every version.
-
-        The text, title, source and given tags and cues are erased, the traces
-        that name it deleted, and the engine's own copies dropped
-        (:meth:`~mragent.core.store.base.GraphStore.erase_residue`). The
-        tombstones keep their hash, so identical text stays refused.
-
-        Returns:
-            The ids of the versions purged.
-        """
-        if not reason.strip():
-            raise ConfigError("--reason is required: say why the memory is purged")
-        record = self.get(memory_id, scope)
-        if not record.forgotten:
-            self.forget(memory_id, principal=principal, reason=reason, scope=scope)
-        params = {"ns": self.ns, "scopes": [scope], "lineage": record.lineage}
-        texts = [v.text for v in self.history(memory_id, scope) if v.text is not None]
-        with self._audited(
-            principal, "purge", record.lineage, record.hash, None, {"reason": reason}
-        ):
-            rows = self.store.run("memory_purge", {**params, "at": self.clock()})
-            quoting = [
-                row["id"]
-                for row in self.store.run("trace_get", {"ns": self.ns, "limit": TRACES_READ})
-                if any(text in (row["question"] or "") for text in texts)
-            ]
-            trace_params = {"ns": self.ns, "lineage": record.lineage, "ids": quoting}
-            self.store.run("trace_purge", trace_params)
-        # After the audited write: the engine's own copies (query logs, old file contents).
-        self.store.erase_residue()
-        return [row["id"] for row in rows]
+        open_ids = tuple(sorted(mid for mid, at in closes.items() if at is None))
+        return replace(result, awaits_review=open_ids)
 
     # -- internals -------------------------------------------------------------------
+
+    def _superseded_by_correction(
+        self, old: MemoryRecord, principal: Principal, scope: str, now: float
+    ) -> dict[str, float | None]:
+        """The versions a correction of ``old`` supersedes, each with the record time it
+        closes now, or None where it stays current until a human accepts the correction.
+
+        ``old`` itself, and whatever ``old`` still awaits to supersede when it is a
+        pending correction. An agent closes neither an accepted version nor one a
+        pending correction awaits; anyone else closes everything now.
+        """
+        awaiting = [r.id for r in self.records(old.supersedes, scope) if r.current]
+        closes: dict[str, float | None] = dict.fromkeys([old.id, *awaiting], now)
+        if principal.is_agent:
+            for held in [*awaiting, *([old.id] if old.trust == "accepted" else [])]:
+                closes[held] = None
+        return closes
 
     def _write(
         self,
@@ -270,25 +244,31 @@ class Memories(MemoryReview):
         lineage: str,
         valid: tuple[float | None, float | None],
         now: float,
-        supersedes: str | None,
+        supersedes: dict[str, float | None],
         depends: Sequence[str],
         action: str,
         before: str | None,
         detail: dict[str, Any] | None,
+        pending: bool = False,
     ) -> WriteResult:
+        """Write one version. ``supersedes`` maps each older version to the record time
+        it is closed at, or None to link it and leave it current (a correction
+        awaiting review); ``pending`` starts the version pending whoever writes it."""
         valid_from, valid_to = valid
         if valid_from is not None and valid_to is not None and valid_to <= valid_from:
             raise ConfigError(f"--valid-to ({valid_to}) must be after --valid-from ({valid_from})")
         space = prepare_write(self.store, self.ns, self.embedder)
-        trust = "accepted" if principal.writes_accepted(space.get("trusted") or []) else "pending"
+        accepted = principal.writes_accepted(space.get("trusted") or []) and not pending
+        trust = "accepted" if accepted else "pending"
         stamp = WriteStamp(principal, scope, trust, recorded_at=now)
         corpus = Corpus(contents=[content], name=f"{principal}")
         (batch,) = build_batches(corpus, self.extractor, self.embedder, stamp)
         batch.contents[0].update(
             id=content.key, lineage=lineage, valid_from=valid_from, valid_to=valid_to
         )
-        if supersedes:
-            batch.supersedes.append({"new": content.key, "old": supersedes, "at": now})
+        batch.supersedes.extend(
+            {"new": content.key, "old": old, "at": at} for old, at in supersedes.items()
+        )
         batch.depends.extend({"src": content.key, "dst": dep} for dep in depends)
         with self._audited(
             principal,
@@ -340,15 +320,6 @@ class Memories(MemoryReview):
             if record.forgotten:
                 raise WriteRefused(f"dependency {dep!r} was forgotten")
         return list(dict.fromkeys(ids))
-
-    def _prune_orphans(self, scope: str, tags: list[str]) -> None:
-        if not tags:
-            return
-        params = {"ns": self.ns, "scopes": [scope]}
-        rows = self.store.run("memory_prune_tags", {**params, "tags": tags})
-        cues = sorted({c for row in rows for c in row["cues"]})
-        if cues:
-            self.store.run("memory_prune_cues", {**params, "cues": cues})
 
 
 def _content(

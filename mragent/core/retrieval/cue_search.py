@@ -1,40 +1,54 @@
-"""Stage 1: hybrid cue search.
+"""Stage 1: hybrid cue search over an incrementally maintained cue index.
 
 Dense: an HNSW index (hnswlib) over cue embeddings, searched with ``ef`` =
-``efSearch``. Sparse: BM25 over cue texts. The two are fused (``fusion``,
-weighted by ``hybridAlpha``) and the best ``cueK`` cues become entry points,
-their fused scores scaled to (0, 1] so the traversal's evidence is comparable
-across questions.
+``efSearch``. Sparse: BM25 over cue texts (:mod:`mragent.core.retrieval.sparse_index`).
+The two are fused (``fusion``, weighted by ``hybridAlpha``) and the best cues
+become entry candidates, their fused scores scaled to (0, 1] so the traversal's
+evidence is comparable across questions.
 
-The in-process index is a snapshot of the namespace's cues, built once per
-memory and reused for every question: the memory is frozen while it is read.
-The database's own vector index can stand in for the dense half
-(:meth:`CueIndex.native_dense`).
+The index follows a namespace's change feed: cues are added, re-embedded and
+dropped one at a time (:meth:`CueIndex.add`, :meth:`CueIndex.drop`); a dropped
+cue is marked deleted in HNSW and leaves the sparse postings' live mask. Slots
+(the HNSW labels) are never reused. Cues of every scope are held; a search
+admits only the view's scopes. Which cue may be an entry point under the view is
+decided by the database, in the traversal's round trip: the index proposes
+candidates, it never vouches for them.
+
+Ties break on the cue text, never on a random id, so every engine and every
+build order gives the same ranking.
 """
 
 from __future__ import annotations
 
+import bisect
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import hnswlib
 import numpy as np
 
-from mragent.core.embedding import Embedder
 from mragent.core.genome import Genome
-from mragent.core.retrieval.fusion import fuse
-from mragent.core.retrieval.sparse import BM25
+from mragent.core.retrieval.fusion import Side, fuse
+from mragent.core.retrieval.sparse_index import SparseIndex
 from mragent.core.store.base import GraphStore
-from mragent.core.view import ReadView
+from mragent.core.text import content_words
 
 HNSW_M = 16
 HNSW_EF_CONSTRUCTION = 200
+HNSW_SEED = 100
 DENSE_CANDIDATES = 32  # dense hits fused per question, capped by efSearch
 NATIVE_FETCH_MAX = 16_384  # the most hits asked of the shared native vector index
+_GROW = 1.5
 
 
 @dataclass(frozen=True)
 class CueHit:
-    """One entry cue with the scores that chose it."""
+    """One entry cue (or entry candidate) with the scores that chose it.
+
+    ``seed`` is the id of the content a passage seed enters for (None for a
+    cue-search hit).
+    """
 
     id: str
     text: str
@@ -42,132 +56,267 @@ class CueHit:
     sparse: float
     fused: float
     score: float  # fused scaled to (0, 1]: the evidence the traversal starts from
+    seed: str | None = None
 
 
 class CueIndex:
-    """Dense and sparse indexes over one namespace's cues.
+    """Dense and sparse indexes over one namespace's cues, by slot.
 
     Args:
-        ids: Cue ids.
-        texts: Cue texts, aligned with ``ids``.
-        vectors: Cue embeddings, shape ``(n, dim)``.
-        embedder: Embeds questions into the cues' space.
+        dimension: The embedding dimension.
     """
 
-    def __init__(
-        self, ids: list[str], texts: list[str], vectors: np.ndarray, embedder: Embedder
-    ) -> None:
-        self.ids, self.texts, self.embedder = ids, texts, embedder
-        self.position = {cue_id: i for i, cue_id in enumerate(ids)}
-        dim = vectors.shape[1] if len(ids) else embedder.identity.dimension
-        self.hnsw = hnswlib.Index(space="cosine", dim=dim)
+    def __init__(self, dimension: int) -> None:
+        self.dimension = dimension
+        self.ids: list[str] = []
+        self.texts: list[str] = []
+        self.scopes: list[str] = []
+        self.live = np.zeros(0, dtype=bool)
+        self.scope_codes = np.zeros(0, dtype=np.int16)
+        self.scope_names: list[str] = []
+        self.slot_of: dict[str, int] = {}
+        self.by_text: dict[tuple[str, str], int] = {}  # (scope, text) -> live slot
+        self.hnsw = hnswlib.Index(space="cosine", dim=dimension)
         self.hnsw.init_index(
-            max_elements=max(1, len(ids)),
-            M=HNSW_M,
-            ef_construction=HNSW_EF_CONSTRUCTION,
-            random_seed=100,
+            max_elements=16, M=HNSW_M, ef_construction=HNSW_EF_CONSTRUCTION, random_seed=HNSW_SEED
         )
-        if len(ids):
-            self.hnsw.add_items(vectors, np.arange(len(ids)), num_threads=1)
-        self.bm25 = BM25(texts)
-
-    @classmethod
-    def from_store(cls, store: GraphStore, ns: str, embedder: Embedder, view: ReadView) -> CueIndex:
-        """Snapshot the cues of a namespace that lead to a content ``view`` sees."""
-        rows = store.run("cue_snapshot", {"ns": ns, **view.params()})
-        dim = embedder.identity.dimension
-        vectors = np.array([row["embedding"] for row in rows], dtype=np.float32).reshape(-1, dim)
-        return cls([row["id"] for row in rows], [row["text"] for row in rows], vectors, embedder)
+        self.sparse = SparseIndex()
 
     def __len__(self) -> int:
-        return len(self.ids)
+        return int(np.count_nonzero(self.live))
 
-    def dense(self, vector: np.ndarray, ef: int, k: int = DENSE_CANDIDATES) -> dict[str, float]:
-        """HNSW search with beam width ``ef``: cue id -> cosine similarity."""
-        if not self.ids:
+    # -- maintenance -----------------------------------------------------------------
+
+    def add(self, rows: Iterable[dict[str, Any]]) -> int:
+        """Add cues, or give known ones their new vector, in the given order (it fixes
+        the HNSW build).
+
+        Args:
+            rows: ``{id, text, scope, embedding}``. A cue's text never changes (it is
+                the cue's key); a dropped cue never comes back under its id.
+
+        Returns:
+            How many rows were applied.
+        """
+        labels, vectors = [], []
+        for row in rows:
+            slot = self.slot_of.get(row["id"])
+            if slot is None or not self.live[slot]:
+                slot = self._new_slot(row)
+            self.scopes[slot] = row["scope"]
+            self.scope_codes[slot] = self._code(row["scope"])
+            labels.append(slot)
+            vectors.append(row["embedding"])
+        if labels:
+            matrix = np.asarray(vectors, dtype=np.float32).reshape(-1, self.dimension)
+            self.hnsw.add_items(matrix, np.asarray(labels), num_threads=1)
+        return len(labels)
+
+    def _new_slot(self, row: dict[str, Any]) -> int:
+        slot = len(self.ids)
+        self._reserve(slot + 1)
+        self.slot_of[row["id"]] = slot
+        self.ids.append(row["id"])
+        self.texts.append(row["text"])
+        self.scopes.append(row["scope"])
+        self.live[slot] = True
+        self.by_text[(row["scope"], row["text"])] = slot
+        self.sparse.add(slot, content_words(row["text"]))
+        return slot
+
+    def _code(self, scope: str) -> int:
+        if scope not in self.scope_names:
+            self.scope_names.append(scope)
+        return self.scope_names.index(scope)
+
+    def drop(self, ids: Iterable[str]) -> int:
+        """Remove cues by id (unknown ids are ignored); how many were live."""
+        dropped = 0
+        for cue_id in ids:
+            slot = self.slot_of.get(cue_id)
+            if slot is None or not self.live[slot]:
+                continue
+            self.live[slot] = False
+            self.hnsw.mark_deleted(slot)
+            self.sparse.remove(slot)
+            if self.by_text.get((self.scopes[slot], self.texts[slot])) == slot:
+                del self.by_text[(self.scopes[slot], self.texts[slot])]
+            dropped += 1
+        return dropped
+
+    def _reserve(self, size: int) -> None:
+        if size > self.hnsw.get_max_elements():
+            self.hnsw.resize_index(max(size, int(self.hnsw.get_max_elements() * _GROW)))
+        if size > len(self.live):
+            grow = max(size, int(len(self.live) * _GROW) + 16) - len(self.live)
+            self.live = np.concatenate([self.live, np.zeros(grow, dtype=bool)])
+            self.scope_codes = np.concatenate([self.scope_codes, np.zeros(grow, np.int16)])
+
+    # -- search ----------------------------------------------------------------------
+
+    def admitted(self, scopes: Sequence[str]) -> np.ndarray:
+        """Live slots whose scope is one of ``scopes``."""
+        codes = [i for i, name in enumerate(self.scope_names) if name in scopes]
+        return self.live & np.isin(self.scope_codes, codes)
+
+    def dense(
+        self, vector: np.ndarray, ef: int, mask: np.ndarray, k: int = DENSE_CANDIDATES
+    ) -> dict[str, float]:
+        """HNSW search with beam width ``ef`` among ``mask``: cue id -> cosine similarity."""
+        allowed = int(np.count_nonzero(mask))
+        k = min(k, ef, allowed)
+        if k <= 0:
             return {}
-        k = min(k, ef, len(self.ids))
         self.hnsw.set_ef(max(ef, k))
-        labels, distances = self.hnsw.knn_query(vector.reshape(1, -1), k=k, num_threads=1)
+        # Deleted slots never come back; a filter is needed only when scopes are excluded.
+        every = allowed == len(self)
+        labels, distances = self.hnsw.knn_query(
+            vector.reshape(1, -1),
+            k=k,
+            num_threads=1,
+            filter=None if every else (lambda label: bool(mask[label])),
+        )
         return {
             self.ids[int(i)]: 1.0 - float(d) for i, d in zip(labels[0], distances[0], strict=True)
         }
 
-    def exact_dense(self, vector: np.ndarray, k: int) -> dict[str, float]:
-        """Brute-force cosine top-k, the ground truth HNSW approximates."""
-        if not self.ids:
+    def exact_dense(self, vector: np.ndarray, k: int, mask: np.ndarray) -> dict[str, float]:
+        """Brute-force cosine top-k among ``mask``, the ground truth HNSW approximates."""
+        slots = np.flatnonzero(mask)
+        if not len(slots):
             return {}
-        items = self.hnsw.get_items(np.arange(len(self.ids)), return_type="numpy")
+        items = np.asarray(self.hnsw.get_items(slots, return_type="numpy"))
         sims = items @ vector.reshape(-1)
         order = np.argsort(-sims, kind="stable")[:k]
-        return {self.ids[int(i)]: float(sims[i]) for i in order}
+        return {self.ids[int(slots[i])]: float(sims[i]) for i in order}
 
     def native_dense(
         self,
         store: GraphStore,
         ns: str,
-        scopes: tuple[str, ...],
+        scopes: Sequence[str],
         vector: np.ndarray,
+        mask: np.ndarray,
         k: int = DENSE_CANDIDATES,
     ) -> dict[str, float]:
-        """Dense candidates from the database's own vector index, within ``scopes``.
+        """Dense candidates from the database's own vector index, among ``mask``.
 
         The index spans every namespace and scope of the database, and the view's
         predicate applies after its top-k: the fetch grows (4x per try, up to
-        :data:`NATIVE_FETCH_MAX`) until ``k`` of this view's cues are among the hits.
+        :data:`NATIVE_FETCH_MAX`) until ``k`` of the admitted cues are among the hits.
         """
         caps = store.capabilities
-        wanted = min(k, len(self.ids))
+        wanted = min(k, int(np.count_nonzero(mask)))
         fetch = max(k * 8, 64)
         while True:
             rows = store.run(
                 "cue_vector_search",
                 {"ns": ns, "scopes": list(scopes), "k": fetch, "embedding": vector.tolist()},
             )
-            # The snapshot holds the cues of the read view; the index holds every cue.
-            visible = [row for row in rows if row["id"] in self.position]
-            if len(visible) >= wanted or fetch >= NATIVE_FETCH_MAX:
-                return {row["id"]: caps.similarity(row["raw_score"]) for row in visible[:k]}
+            admitted = [
+                row
+                for row in rows
+                if (slot := self.slot_of.get(row["id"])) is not None and mask[slot]
+            ]
+            if len(admitted) >= wanted or fetch >= NATIVE_FETCH_MAX:
+                return {row["id"]: caps.similarity(row["raw_score"]) for row in admitted[:k]}
             fetch *= 4
 
-    def sparse(self, question: str) -> dict[str, float]:
-        """BM25 over cue texts: cue id -> score (only cues sharing a term)."""
-        return {self.ids[i]: score for i, score in self.bm25.scores(question).items()}
+    def sparse_side(self, question: str, mask: np.ndarray, want: int, extra: Iterable[str]) -> Side:
+        """BM25 over cue texts as a fusion side: the ``want`` best cues and ``extra``
+        (the dense hits), ranked and normalised within every cue sharing a term."""
+        hits = self.sparse.scores(content_words(question), mask)
+        if not len(hits):
+            return Side({}, {})
+        order = top_positions(hits.scores, hits.slots, want, self.texts)
+        chosen = {int(hits.slots[i]) for i in order}
+        for cue_id in extra:
+            slot = self.slot_of.get(cue_id)
+            if slot is not None:
+                chosen.add(slot)
+        scores: dict[str, float] = {}
+        ranks: dict[str, int] = {}
+        ranker = _Ranker(hits.scores, hits.slots, self.texts)
+        for slot in chosen:
+            i = int(np.searchsorted(hits.slots, slot))
+            if i >= len(hits.slots) or hits.slots[i] != slot:
+                continue  # a dense hit sharing no term: not on the sparse side
+            scores[self.ids[slot]] = float(hits.scores[i])
+            ranks[self.ids[slot]] = ranker.rank(float(hits.scores[i]), self.texts[slot])
+        return Side.of_population(scores, ranks, hits.scores)
 
     def search(
-        self, question: str, genome: Genome, dense_hits: dict[str, float] | None = None
+        self,
+        question: str,
+        vector: np.ndarray,
+        genome: Genome,
+        mask: np.ndarray,
+        want: int,
+        dense_hits: dict[str, float] | None = None,
     ) -> list[CueHit]:
-        """The ``cueK`` best entry cues for ``question`` under ``genome``.
+        """The ``want`` best entry candidates for ``question`` under ``genome``.
 
         Args:
             question: The question text.
-            genome: Supplies cueK, efSearch, hybridAlpha, fusion.
+            vector: Its embedding.
+            genome: Supplies efSearch, hybridAlpha and fusion.
+            mask: The slots the view admits (:meth:`admitted`).
+            want: How many candidates to return (cueK plus what the database may refuse).
             dense_hits: Precomputed dense candidates (e.g. from the native
                 index); by default the HNSW index is searched with efSearch.
         """
         if dense_hits is None:
-            vector = self.embedder.embed_queries([question])[0]
-            dense_hits = self.dense(vector, genome.efSearch)
-        sparse_hits = self.sparse(question)
+            dense_hits = self.dense(vector, genome.efSearch, mask)
+        text = self._text
+        dense = Side.of(dense_hits, text)
+        sparse = self.sparse_side(question, mask, want, dense_hits)
         fused = {
             cue_id: value
-            for cue_id, value in fuse(
-                genome.fusion, dense_hits, sparse_hits, genome.hybridAlpha
-            ).items()
+            for cue_id, value in fuse(genome.fusion, dense, sparse, genome.hybridAlpha).items()
             if value > 0
         }  # a cue only the zero-weighted side found is no evidence
-        ranked = sorted(
-            fused.items(), key=lambda item: (-item[1], self.texts[self.position[item[0]]])
-        )[: genome.cueK]
+        ranked = sorted(fused.items(), key=lambda item: (-item[1], text(item[0])))[:want]
         top = ranked[0][1] if ranked and ranked[0][1] > 0 else 1.0
         return [
             CueHit(
                 cue_id,
-                self.texts[self.position[cue_id]],
+                text(cue_id),
                 dense_hits.get(cue_id, 0.0),
-                sparse_hits.get(cue_id, 0.0),
+                sparse.scores.get(cue_id, 0.0),
                 value,
                 max(value / top, 1e-6),
             )
             for cue_id, value in ranked
         ]
+
+    def _text(self, cue_id: str) -> str:
+        return self.texts[self.slot_of[cue_id]]
+
+
+def top_positions(scores: np.ndarray, slots: np.ndarray, k: int, keys: Sequence[str]) -> list[int]:
+    """Positions of the ``k`` best scores, ties broken by ``keys[slot]`` (by partition)."""
+    if k <= 0 or not len(scores):
+        return []
+    if k < len(scores):
+        cut = np.partition(scores, len(scores) - k)[len(scores) - k]
+        pool = np.flatnonzero(scores >= cut)
+    else:
+        pool = np.arange(len(scores))
+    ordered = sorted(pool.tolist(), key=lambda i: (-scores[i], keys[int(slots[i])]))
+    return ordered[:k]
+
+
+class _Ranker:
+    """1-based ranks within a score population, ties broken by a stable key."""
+
+    def __init__(self, scores: np.ndarray, slots: np.ndarray, keys: Sequence[str]) -> None:
+        self.scores, self.slots, self.keys = scores, slots, keys
+        self._tied: dict[float, list[str]] = {}
+
+    def rank(self, value: float, key: str) -> int:
+        above = int(np.count_nonzero(self.scores > value))
+        tied = self._tied.get(value)
+        if tied is None:
+            members = self.slots[self.scores == value].tolist()
+            tied = self._tied[value] = sorted(self.keys[slot] for slot in members)
+        return 1 + above + bisect.bisect_left(tied, key)

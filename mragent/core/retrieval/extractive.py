@@ -8,6 +8,7 @@ finds "invented") supplies them.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 
@@ -92,8 +93,8 @@ class ExtractiveSynthesizer:
         if not context.items or not asked:
             return Answer(None)
         seen = _stems(context.evidence_text)
-        total = sum(asked.values())
-        covered = sum(weight for s, weight in asked.items() if s in seen)
+        total = math.fsum(asked.values())
+        covered = math.fsum(weight for s, weight in asked.items() if s in seen)
         if total and covered / total < ABSTAIN_COVERAGE:
             return Answer(None)
         evidence = context.evidence_text.lower()
@@ -102,7 +103,8 @@ class ExtractiveSynthesizer:
         scored = []
         for rank, item in enumerate(context.items):
             for sentence in sentences(item.candidate.text):
-                overlap = sum(asked.get(s, 0.0) for s in _stems(sentence))
+                # fsum is exact, so the set's hash order cannot move the last bit and a tie.
+                overlap = math.fsum(asked.get(s, 0.0) for s in _stems(sentence))
                 scored.append((overlap + RANK_BONUS / (1 + rank), sentence))
         scored.sort(key=lambda pair: -pair[0])
         kind = answer_kind(question)

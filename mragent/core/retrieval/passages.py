@@ -3,147 +3,232 @@
 Cue search matches the question against short cue texts (tag names, keywords).
 A question usually says more about its first-hop passage as a whole than any
 single cue does ("the association which published Journal X"), so this stage
-also scores the memory's contents by Okapi BM25 over title and text, and turns
-the best of them into entry cues that compete with cue-search hits for the same
-``cueK`` entry points: each seed enters the graph at the cue of its primary tag
-(the content's title; every tag has a cue of the same text), with a score scaled
-like a cue's, top seed 1.0. The traversal then runs from all entry points as
-usual.
+also scores the memory's contents by BM25 over title and text, once per
+question, and turns the best of them into entry candidates that compete with
+cue-search hits for the same ``cueK`` entry points: each seed enters the graph
+at the cue of its primary tag (the content's title; every tag has a cue of the
+same text), with a score scaled like a cue's, top seed 1.0. The traversal then
+runs from all entry points as usual. The same scoring gives each content's
+relevance for :func:`~mragent.core.retrieval.blend.blend`.
 
-Bridges: ``traverse.cypher`` walks, in the same round trip, from each seed passage the
-literal ``(Content)<-[:REFERENCES]-(Tag)-[:LINKED_TO]->(Tag)-[:REFERENCES]->
-(Content)`` hop to the passages its text mentions by title (the extractor's
-title gazetteer puts those titles among its tags): the second hop of a bridge
-question. It counts as a second LINKED_TO hop, so it runs only at
-``traversalDepth`` >= 2.
-
-Finally :func:`blend` orders the pool: the passage's own BM25 relevance, plus
-the bridge evidence, plus ``GRAPH_WEIGHT`` times the reranked graph score. Every
-gene still acts: ``cueK`` bounds seeds and cues together, depth/fanout/prune
-bound the traversal, rerank orders the graph score, maxContent cuts the context.
+:class:`PassageIndex` follows a namespace's change feed: it holds, per content,
+its id, key, title, scope and the state the read view depends on (forgotten,
+record times, trust and its log), BM25 postings of its title and text, never
+the text itself, and its passage vector
+(:class:`~mragent.core.retrieval.passage_entry.DensePassages`).
+:meth:`PassageIndex.admitted` mirrors the view predicate
+(``cypher/fragments/visible.cypher``) only to fix the population a question is
+scored against and to propose seeds; whether a seed may enter, and every text
+handed to synthesis, is the database's answer in the traversal's round trip.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from mragent.core.retrieval.cue_search import CueHit, CueIndex
-from mragent.core.retrieval.reconstruct import Candidate
-from mragent.core.retrieval.rerank import Ranked
-from mragent.core.retrieval.sparse import BM25
+import numpy as np
+
+from mragent.core.genome import Genome
+from mragent.core.retrieval.cue_search import CueHit, CueIndex, top_positions
+from mragent.core.retrieval.passage_entry import DensePassages, fused_passages
+from mragent.core.retrieval.sparse_index import SparseHits, SparseIndex
+from mragent.core.text import content_words
+from mragent.core.view import ReadView
 
 SEED_FLOOR = 0.2  # seeds scoring under this share of the best seed are not evidence
-BRIDGE_WEIGHT = 1.0  # weight of "a relevant passage mentions this one by title"
-GRAPH_WEIGHT = 0.3  # weight of the reconstruction's own (reranked) score
-# Nodes and edges of one bridge row: seed, its tag, the mentioned tag, the bridged
-# content, and the three edges between them.
-BRIDGE_ELEMENTS = 7
+TRUST_CODES = {"accepted": 0, "pending": 1, "rejected": 2}
+_OTHER_TRUST = 3
+_GROW = 1.5
 
 
-class PassageSeeder:
-    """BM25 over a memory's contents, mapped onto the cues of their titles.
+class PassageIndex:
+    """BM25 over a namespace's contents (title and text), with their view state."""
 
-    Args:
-        contents: Snapshot rows with ``key``, ``title`` and ``text``.
-        cues: The memory's cue index (to find each title's cue).
-    """
+    def __init__(self) -> None:
+        self.ids: list[str] = []
+        self.keys: list[str] = []
+        self.titles: list[str] = []
+        self.scopes: list[str] = []
+        self.slot_of: dict[str, int] = {}
+        self.logs: dict[int, tuple[list[float], list[str]]] = {}  # trust changes, if any
+        self.scope_names: list[str] = []
+        self.columns = _Columns()
+        self.sparse = SparseIndex()
+        self.dense = DensePassages()
 
-    def __init__(self, contents: Sequence[dict[str, Any]], cues: CueIndex) -> None:
-        self.rows = list(contents)
-        self.position = {row["id"]: i for i, row in enumerate(self.rows)}
-        self.keys = [row["key"] for row in contents]
-        self.bm25 = BM25([f"{row['title'] or ''} {row['text']}" for row in contents])
-        by_text = {text: cue_id for cue_id, text in zip(cues.ids, cues.texts, strict=True)}
-        self.cue_of = [by_text.get(row["title"] or "") for row in contents]
-        self.cue_texts = [row["title"] or "" for row in contents]
-        self.seed_content: dict[str, str] = {}  # seed cue id -> the content it seeds
+    def __len__(self) -> int:
+        return int(np.count_nonzero(self.columns.live))
 
-    def relevance(self, question: str, scores: dict[int, float] | None = None) -> dict[str, float]:
-        """Content key -> BM25 score (or the given ``scores``, by snapshot position)
-        scaled so the best content scores 1.0."""
-        scores = self.bm25.scores(question) if scores is None else scores
-        top = max(scores.values(), default=0.0)
-        if top <= 0:
-            return {}
-        return {self.keys[i]: value / top for i, value in scores.items()}
-
-    def seeds(self, question: str, k: int, scores: dict[int, float] | None = None) -> list[CueHit]:
-        """Entry cues for the ``k`` most relevant contents that have a title cue, by
-        BM25 (or the given ``scores``, by snapshot position)."""
-        if scores is None:
-            ranked = self.bm25.top(question, k * 2)
-        else:
-            ranked = sorted(scores.items(), key=lambda item: (-item[1], item[0]))[: k * 2]
-        top = ranked[0][1] if ranked and ranked[0][1] > 0 else 1.0
-        out: list[CueHit] = []
-        for position, value in ranked:
-            cue_id = self.cue_of[position]
-            if cue_id is None or value / top < SEED_FLOOR:
-                continue
-            self.seed_content[cue_id] = self.rows[position]["id"]
-            out.append(CueHit(cue_id, self.cue_texts[position], 0.0, value, value, value / top))
-            if len(out) == k:
-                break
-        return out
-
-    def candidate(self, position: int, hops: int = 0) -> Candidate:
-        """A content as a candidate without trails."""
-        row = self.rows[position]
-        return Candidate(
-            row["id"], row["key"], row["title"] or "", row["text"], 0.0, 0, 0, hops, ()
-        )
-
-    def seed_ids(self, seeds: list[CueHit], depth: int) -> list[str]:
-        """Content ids of the seed passages to walk bridges from (none below depth 2)."""
-        if depth < 2:
-            return []
-        return [self.seed_content[s.id] for s in seeds if s.id in self.seed_content]
-
-    def bridges(self, seeds: list[CueHit], depth: int, rows: list[tuple[str, str]]) -> BridgeWalk:
-        """The seed passages, and the contents they mention by title.
-
-        A bridge is a ``LINKED_TO`` hop beyond the seed's own tag, the second
-        hop of the traversal shape, so it is walked only when ``depth`` >= 2.
+    def apply(self, rows: Iterable[dict[str, Any]]) -> int:
+        """Add new contents and update the view state of known ones.
 
         Args:
-            seeds: The passage seeds among the entry cues.
-            depth: The genome's traversalDepth.
-            rows: ``(seed id, bridged id)`` pairs the traversal's round trip walked.
+            rows: ``index_contents`` rows (``forgotten`` contents leave the index; an
+                ``embedding`` is the content's passage vector).
+
+        Returns:
+            How many rows were applied.
         """
-        weight = {self.seed_content[s.id]: s.score for s in seeds if s.id in self.seed_content}
-        if not weight:
-            return BridgeWalk({}, [], 0)
-        if depth < 2:
-            return BridgeWalk({}, [self.candidate(self.position[cid]) for cid in weight], 0)
-        found: dict[str, float] = {}
-        for seed_id, content_id in rows:
-            found[content_id] = found.get(content_id, 0.0) + weight[seed_id]
-        extra = [self.candidate(self.position[cid]) for cid in weight]
-        extra += [
-            self.candidate(self.position[cid], hops=1) for cid in found if cid in self.position
-        ]
-        return BridgeWalk(found, extra, BRIDGE_ELEMENTS * len(rows))
+        applied = 0
+        for row in rows:
+            slot = self.slot_of.get(row["id"])
+            if row["forgotten"]:
+                if slot is not None and self.columns.live[slot]:
+                    self.columns.live[slot] = False
+                    self.sparse.remove(slot)
+                    self.dense.clear(slot)
+            else:
+                if slot is None:
+                    slot = self._new_slot(row)
+                self._set_state(slot, row)
+                if row.get("embedding"):  # written before contents carried one: BM25 only
+                    self.dense.set(slot, row["embedding"], row["id"])
+            applied += 1
+        return applied
+
+    def _new_slot(self, row: dict[str, Any]) -> int:
+        slot = len(self.ids)
+        self.columns.reserve(slot + 1)
+        self.slot_of[row["id"]] = slot
+        self.ids.append(row["id"])
+        self.keys.append(row["key"])
+        self.titles.append(row["title"] or "")
+        self.scopes.append(row["scope"])
+        self.columns.live[slot] = True
+        self.sparse.add(slot, content_words(f"{row['title'] or ''} {row['text'] or ''}"))
+        return slot
+
+    def _set_state(self, slot: int, row: dict[str, Any]) -> None:
+        if row["scope"] not in self.scope_names:
+            self.scope_names.append(row["scope"])
+        self.scopes[slot] = row["scope"]
+        columns = self.columns
+        columns.scope[slot] = self.scope_names.index(row["scope"])
+        columns.recorded[slot] = _time(row["recorded_at"])
+        columns.superseded[slot] = _time(row["superseded_at"])
+        columns.trust[slot] = TRUST_CODES.get(row["trust"], _OTHER_TRUST)
+        columns.trust_since[slot] = _time(row["trust_since"])
+        if len(row["trust_at"] or ()) > 1:
+            self.logs[slot] = (list(row["trust_at"]), list(row["trust_log"]))
+
+    def admitted(self, view: ReadView, now: float) -> np.ndarray:
+        """Slots of the contents ``view`` sees at ``now`` (its record time, if set).
+
+        Mirrors ``fragments/visible.cypher``: live, in one of the view's scopes,
+        current at the record time, in one of the view's trust states then.
+        """
+        at = view.as_of if view.as_of is not None else now
+        c = self.columns
+        scopes = [i for i, name in enumerate(self.scope_names) if name in view.scopes]
+        with np.errstate(invalid="ignore"):
+            ok = c.live & np.isin(c.scope, scopes) & (c.recorded <= at) & ~(c.superseded <= at)
+            trust = c.trust.copy()
+            for slot in np.flatnonzero(ok & (c.trust_since > at)).tolist():
+                times, states = self.logs.get(slot, ([], []))
+                then = sum(1 for t in times if t <= at) - 1
+                trust[slot] = TRUST_CODES.get(states[then], _OTHER_TRUST) if then >= 0 else -1
+        return ok & np.isin(trust, [TRUST_CODES[state] for state in view.trust])
+
+    def next_change(self, after: float) -> float:
+        """The first record or trust time later than ``after`` (inf: none): until then a
+        view read "now" admits the same contents."""
+        c = self.columns
+        times = np.concatenate([c.recorded, c.superseded, c.trust_since])
+        with np.errstate(invalid="ignore"):
+            later = times[times > after]
+        return float(later.min()) if len(later) else math.inf
+
+    def idf(self, word: str, mask: np.ndarray) -> float:
+        """Rarity of ``word`` among the admitted contents (unknown: rarest)."""
+        n = max(1, int(np.count_nonzero(mask[: len(self.ids)])))
+        df = self.sparse.document_frequency(word, mask)
+        return math.log(1 + n / df) if df else math.log(1 + n)
+
+    def score(self, question: str, mask: np.ndarray) -> Scored:
+        """The question's one BM25 scoring of the admitted contents."""
+        return Scored(self, self.sparse.scores(content_words(question), mask))
+
+    def entry(self, question: str, vector: np.ndarray, mask: np.ndarray, genome: Genome) -> Scored:
+        """The question's passage scores: its BM25 scoring fused with the nearest
+        passage vectors by the genome's fusion and hybridAlpha (efSearch bounds the
+        dense candidates)."""
+        sparse = self.sparse.scores(content_words(question), mask)
+        return Scored(self, fused_passages(sparse, self.dense, vector, mask, genome, self.keys))
 
 
 @dataclass(frozen=True)
-class BridgeWalk:
-    """What the bridge walk found and what it touched.
+class Scored:
+    """One question's passage scores (BM25, or BM25 fused with the dense passage hits):
+    seeds and relevance come from it."""
 
-    Attributes:
-        scores: Content id -> summed score of the seeds mentioning it.
-        extra: The seed and bridged contents as candidates.
-        elements: Graph elements on the walked patterns (the walk's share of work).
-    """
+    index: PassageIndex
+    hits: SparseHits
 
-    scores: dict[str, float]
-    extra: list[Candidate]
-    elements: int
+    @property
+    def top(self) -> float:
+        return float(self.hits.scores.max()) if len(self.hits) else 0.0
+
+    def seeds(self, k: int, cues: CueIndex, cue_mask: np.ndarray) -> list[CueHit]:
+        """Entry candidates for the most relevant contents that have a title cue.
+
+        Of the ``2 k`` best contents (ties: the content key), every one with an
+        admitted title cue scoring at least :data:`SEED_FLOOR` of the best, best first:
+        the first ``k`` are the seeds, the rest stand by for those the database refuses.
+        """
+        index, hits = self.index, self.hits
+        top = self.top if self.top > 0 else 1.0
+        out: list[CueHit] = []
+        for i in top_positions(hits.scores, hits.slots, 2 * k, index.keys):
+            slot, value = int(hits.slots[i]), float(hits.scores[i])
+            cue = cues.by_text.get((index.scopes[slot], index.titles[slot]))
+            if cue is None or not cue_mask[cue] or value / top < SEED_FLOOR:
+                continue
+            out.append(
+                CueHit(
+                    cues.ids[cue],
+                    index.titles[slot],
+                    0.0,
+                    value,
+                    value,
+                    value / top,
+                    seed=index.ids[slot],
+                )
+            )
+        return out
+
+    def relevance(self) -> Relevance:
+        """Content id -> BM25 score scaled so the best content scores 1.0."""
+        return Relevance(self)
 
 
-def merge_cues(found: list[CueHit], seeds: list[CueHit], k: int) -> list[CueHit]:
-    """The ``k`` strongest of cue-search hits and passage seeds, one hit per cue.
+class Relevance(Mapping[str, float]):
+    """A content's relevance, looked up on demand (the scoring is not copied into a dict)."""
+
+    def __init__(self, scored: Scored) -> None:
+        self.scored = scored
+        self.top = scored.top
+
+    def __getitem__(self, content_id: str) -> float:
+        slot = self.scored.index.slot_of.get(content_id)
+        slots = self.scored.hits.slots
+        i = int(np.searchsorted(slots, slot)) if slot is not None else len(slots)
+        if self.top <= 0 or i >= len(slots) or slots[i] != slot:
+            raise KeyError(content_id)
+        return float(self.scored.hits.scores[i]) / self.top
+
+    def __iter__(self) -> Iterator[str]:
+        ids = self.scored.index.ids
+        return iter([] if self.top <= 0 else [ids[int(s)] for s in self.scored.hits.slots])
+
+    def __len__(self) -> int:
+        return len(self.scored.hits) if self.top > 0 else 0
+
+
+def merge_cues(found: Sequence[CueHit], seeds: Sequence[CueHit]) -> list[CueHit]:
+    """Cue-search hits and passage seeds in one order, one entry per cue.
 
     Seeds compete for the same ``cueK`` entry points as cues, so cueK bounds
     every entry (ties: the better rank in its own list, seeds before cues: a
@@ -154,36 +239,34 @@ def merge_cues(found: list[CueHit], seeds: list[CueHit], k: int) -> list[CueHit]
         key = (-hit.score, rank, hit)
         if hit.id not in order or key[:2] < order[hit.id][:2]:
             order[hit.id] = key
-    return [hit for _, _, hit in sorted(order.values(), key=lambda item: item[:2])][:k]
+    return [hit for _, _, hit in sorted(order.values(), key=lambda item: item[:2])]
 
 
-def blend(
-    ranked: list[Ranked],
-    relevance: dict[str, float],
-    bridges: dict[str, float],
-    extra: Sequence[Candidate],
-    pool: int,
-) -> list[Ranked]:
-    """The final order: passage relevance, bridge evidence and graph score.
+class _Columns:
+    """The per-slot state arrays of a :class:`PassageIndex`."""
 
-    ``score = relevance + BRIDGE_WEIGHT·bridge·(0.5 + 0.5·relevance)
-    + GRAPH_WEIGHT·graph / best graph``, where ``bridge`` sums the relevance of
-    the seeds that mention the content by title. ``extra`` are contents the
-    graph did not return (the most relevant passages and the bridged ones);
-    the ``pool`` best are kept (ties: graph order, then ``extra`` order).
-    """
-    top = max((r.score for r in ranked), default=0.0) or 1.0
-    items = [(r.candidate, r.score / top, r.evidence_rank) for r in ranked]
-    seen = {c.key for c, _, _ in items}
-    for cand in extra:
-        if cand.key not in seen:
-            seen.add(cand.key)
-            items.append((cand, 0.0, len(items)))
-    scored = []
-    for i, (cand, graph, rank) in enumerate(items):
-        rel = relevance.get(cand.key, 0.0)
-        bridge = bridges.get(cand.id, 0.0)
-        value = rel + BRIDGE_WEIGHT * bridge * (0.5 + 0.5 * rel) + GRAPH_WEIGHT * graph
-        scored.append((value, i, Ranked(cand, value, rank)))
-    scored.sort(key=lambda item: (-item[0], item[1]))
-    return [r for _, _, r in scored[:pool]]
+    def __init__(self) -> None:
+        self.live = np.zeros(0, dtype=bool)
+        self.scope = np.zeros(0, dtype=np.int16)
+        self.recorded = np.zeros(0, dtype=np.float64)
+        self.superseded = np.zeros(0, dtype=np.float64)
+        self.trust = np.zeros(0, dtype=np.int8)
+        self.trust_since = np.zeros(0, dtype=np.float64)
+
+    def reserve(self, size: int) -> None:
+        if size <= len(self.live):
+            return
+        grow = max(size, int(len(self.live) * _GROW) + 16) - len(self.live)
+        for name, fill in (("live", False), ("scope", 0), ("recorded", np.nan),
+                           ("superseded", np.nan), ("trust", _OTHER_TRUST),
+                           ("trust_since", np.nan)):  # fmt: skip
+            old = getattr(self, name)
+            setattr(self, name, np.concatenate([old, np.full(grow, fill, dtype=old.dtype)]))
+
+    def arrays(self, size: int) -> dict[str, np.ndarray]:
+        """The first ``size`` entries of each column, by name."""
+        return {name: getattr(self, name)[:size] for name in vars(self)}
+
+
+def _time(value: Any) -> float:
+    return float(value) if value is not None else math.nan

@@ -1,8 +1,13 @@
 """Stage 2: reconstruction (and the bridge walk), as one Cypher round trip per question.
 
-Runs ``traverse.cypher`` (the literal ``(c:Cue)-[:LINKED_TO*1..N]->(t:Tag)
--[:REFERENCES]->(m:Content)`` shape) with ``N`` = ``traversalDepth`` rendered
-from the range-checked genome, and everything else as parameters.
+Runs ``traverse.cypher``: it confirms the reader's entry candidates under the
+read view, runs the literal ``(c:Cue)-[:LINKED_TO*1..N]->(t:Tag)-[:REFERENCES]
+->(m:Content)`` shape from the confirmed cues with ``N`` = ``traversalDepth``
+rendered from the range-checked genome (and the view's REFERENCES rank property
+from a closed set), walks the bridges of the confirmed seeds, and reports the
+namespace version it read. Everything else is a parameter. Every content it
+hands back carries the key, title and text the database returned under the view
+in that round trip.
 """
 
 from __future__ import annotations
@@ -32,7 +37,7 @@ class Trail:
 
 @dataclass(frozen=True)
 class Candidate:
-    """A content reached by reconstruction."""
+    """A content reached by reconstruction (or handed over without a path)."""
 
     id: str
     key: str
@@ -44,103 +49,121 @@ class Candidate:
     hops: int  # LINKED_TO hops on its shortest surviving path
     trails: tuple[Trail, ...]
 
-
-class ContentTexts:
-    """Key, title and text of contents by id, fetched once and kept.
-
-    The traversal returns ids only; a memory is read far more often than it is
-    written, so texts are looked up here instead of travelling with every path.
-    """
-
-    def __init__(self, rows: list[dict[str, Any]] | None = None) -> None:
-        self._rows: dict[str, dict[str, Any]] = {row["id"]: row for row in rows or []}
-
-    def get(
-        self, store: GraphStore, ns: str, view: ReadView, ids: list[str]
-    ) -> dict[str, dict[str, Any]]:
-        """Rows for ``ids``, fetching (one round trip) any not yet known."""
-        missing = [i for i in ids if i not in self._rows]
-        if missing:
-            params = {"ns": ns, **view.params(), "ids": missing}
-            for row in store.run("contents_by_id", params):
-                self._rows[row["id"]] = row
-        return self._rows
+    @classmethod
+    def plain(
+        cls, content_id: str, key: str, title: str | None, text: str, hops: int = 0
+    ) -> Candidate:
+        """A content without trails (a seed passage, a bridged one)."""
+        return cls(content_id, key, title or "", text, 0.0, 0, 0, hops, ())
 
 
 @dataclass(frozen=True)
 class Traversal:
-    """One round trip's answer: the reconstructed contents and the bridge rows.
+    """One round trip's answer.
 
     Attributes:
+        version: The namespace version the database read at.
+        uid: The namespace's identity.
+        entries: The confirmed entry cues, in the reader's order (at most cueK).
+        seeds: The confirmed passage seeds among them, each with its content.
         candidates: Contents reached from the entry cues, strongest evidence first.
-        bridges: ``(seed content id, bridged content id)`` pairs of the bridge walk.
+        bridges: ``(seed content id, bridged content)`` pairs of the bridge walk.
     """
 
+    version: int
+    uid: str | None
+    entries: list[CueHit]
+    seeds: list[tuple[CueHit, Candidate]]
     candidates: list[Candidate]
-    bridges: list[tuple[str, str]]
+    bridges: list[tuple[str, Candidate]]
+
+
+def rank_property(view: ReadView) -> str:
+    """The REFERENCES rank a view's traversal follows (see ``rank_references``)."""
+    if view.as_of is not None:
+        return "rank_all"
+    return "rank_pending" if view.include_pending else "rank"
 
 
 def traverse(
     store: GraphStore,
     ns: str,
     view: ReadView,
-    cues: list[CueHit],
+    candidates: Sequence[CueHit],
     genome: Genome,
-    texts: ContentTexts | None = None,
-    seeds: Sequence[str] = (),
-) -> Traversal:
-    """Expand entry cues into candidate contents and walk the bridges of ``seeds``.
+    *,
+    bridges: bool = True,
+) -> Traversal | None:
+    """Confirm entry candidates, expand them into contents, walk the seeds' bridges.
 
     Args:
         store: The graph store.
         ns: Namespace.
         view: Scopes, trust states and record time read (see :mod:`mragent.core.view`).
-        cues: Entry cues with scores in (0, 1].
-        genome: Supplies depth, fanout, prune threshold and maxContent.
-        texts: Known content texts (a fresh cache when omitted).
-        seeds: Content ids of passage seeds to walk the bridge hop from.
+        candidates: Entry candidates in order (cue hits and passage seeds), scores in
+            (0, 1]; the first ``cueK`` the database confirms are the entry points.
+        genome: Supplies cueK, depth, fanout, prune threshold and maxContent.
+        bridges: Walk the bridge hop from the seeds (only at traversalDepth >= 2).
+
+    Returns:
+        The round trip's answer, or None when the namespace no longer exists.
     """
-    if not cues and not seeds:
-        return Traversal([], [])
     rows = store.run(
         "traverse",
         {
             "ns": ns,
             **view.params(),
             "pending_weight": view.pending_weight,
-            "cues": [{"id": cue.id, "score": cue.score} for cue in cues],
+            "candidates": [{"id": c.id, "score": c.score, "seed": c.seed} for c in candidates],
+            "cue_k": genome.cueK,
             "fanout": genome.tagFanout,
             "decay": HOP_DECAY,
             "prune": genome.pruneThreshold,
             "limit": genome.maxContent * POOL_FACTOR,
             "paths_per_content": TRAILS_PER_CONTENT,
-            "seeds": list(seeds),
+            "bridges": bridges and genome.traversalDepth >= 2,
         },
         depth=genome.traversalDepth,
+        rank=rank_property(view),
     )
-    bridges = [(row["seed_id"], row["content_id"]) for row in rows if row["seed_id"] is not None]
-    found = [row for row in rows if row["seed_id"] is None]
-    # The query's UNION does not promise the traversal branch's order: restore it.
-    found.sort(key=lambda row: (-float(row["evidence"]), row["key"]))
-    if not found:
-        return Traversal([], bridges)
-    known = (texts or ContentTexts()).get(store, ns, view, [row["content_id"] for row in found])
-    return Traversal([_candidate(row, known[row["content_id"]]) for row in found], bridges)
-
-
-def _candidate(row: dict[str, Any], content: dict[str, Any]) -> Candidate:
-    """A traversal row and its content's known title and text, as a candidate."""
-    return Candidate(
-        id=row["content_id"],
-        key=row["key"],
-        title=content["title"] or "",
-        text=content["text"],
-        evidence=float(row["evidence"]),
-        paths=int(row["paths"]),
-        elements=int(row["elements"]),
-        hops=int(row["best_hops"]),
-        # Each trail is [evidence, hops, node ids...]: flat lists parse fastest.
-        trails=tuple(
-            Trail(tuple(trail[2:]), float(trail[0]), int(trail[1])) for trail in row["trails"]
+    if not rows:
+        return None
+    row = rows[0]
+    entries: list[CueHit] = []
+    seeds: list[tuple[CueHit, Candidate]] = []
+    for position, seed_id, key, title, text in row["entries"]:
+        hit = candidates[int(position)]
+        entries.append(hit)
+        if seed_id is not None:
+            seeds.append((hit, Candidate.plain(seed_id, key, title, text)))
+    return Traversal(
+        version=int(row["version"] or 0),
+        uid=row["uid"],
+        entries=entries,
+        seeds=seeds,
+        # Strongest first, ties on the key: the order the query sorted by.
+        candidates=sorted(
+            (_candidate(found) for found in row["found"]), key=lambda c: (-c.evidence, c.key)
         ),
+        bridges=[
+            (seed_id, Candidate.plain(cid, key, title, text, hops=1))
+            for seed_id, cid, key, title, text in row["bridged"]
+        ],
+    )
+
+
+def _candidate(found: list[Any]) -> Candidate:
+    """One ``found`` row of the traversal as a candidate."""
+    content_id, key, title, text, evidence, paths, elements, hops, trails = found
+    return Candidate(
+        id=content_id,
+        key=key,
+        title=title or "",
+        text=text,
+        evidence=float(evidence),
+        paths=int(paths),
+        elements=int(elements),
+        hops=int(hops),
+        # Each trail is [evidence, hops, node ids...]: flat lists parse fastest.
+        trails=tuple(Trail(tuple(t[2:]), float(t[0]), int(t[1])) for t in trails),
     )

@@ -15,6 +15,7 @@ contents. Two rounds of message passing, without learned weights:
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from dataclasses import dataclass
 
@@ -58,8 +59,9 @@ def propagate(candidates: list[Candidate]) -> dict[str, float]:
                 tag_deg[tag] += 1
         new = {}
         for cid, tags in tags_of.items():
-            neighbour = (sum(tag_sum[t] / tag_deg[t] for t in tags) / len(tags)) if tags else 0.0
-            new[cid] = SELF_WEIGHT * own[cid] + (1 - SELF_WEIGHT) * neighbour
+            # fsum is exact: the set's hash order (per process) cannot move a score.
+            mean = math.fsum(tag_sum[t] / tag_deg[t] for t in tags) / len(tags) if tags else 0.0
+            new[cid] = SELF_WEIGHT * own[cid] + (1 - SELF_WEIGHT) * mean
         score = new
     return score
 

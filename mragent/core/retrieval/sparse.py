@@ -57,8 +57,10 @@ class BM25:
         """Document position -> score, for documents sharing a query term."""
         out: dict[int, float] = defaultdict(float)
         terms = self.tokens(query)
-        # Plain Okapi scores every query token, repeats included (as rank_bm25 does).
-        for term in terms if self.okapi is not None else set(terms):
+        # Plain Okapi scores every query token, repeats included (as rank_bm25 does);
+        # otherwise each distinct term once, in query order (a set's order is per
+        # process, and the order of the float sums decides near-ties).
+        for term in terms if self.okapi is not None else dict.fromkeys(terms):
             idf = self.idf(term)
             for doc, tf in self.postings.get(term, ()):
                 norm = self.k1 * (1 - self.b + self.b * self.lengths[doc] / (self.avg_len or 1))

@@ -16,6 +16,10 @@ from typing import Any
 from mragent.core.queries import QueryTemplate, get_query
 
 Rows = list[dict[str, Any]]
+# Rows per transaction of a namespace-wide write an engine's query file chunks
+# (``render: chunk``): small enough for Neo4j's default transaction memory limit at a
+# hub tag's thousands of edges, large enough that commits are not the cost.
+CHUNK_ROWS = 2000
 
 
 @dataclass(frozen=True)
@@ -58,15 +62,22 @@ class Transaction(abc.ABC):
     """
 
     @abc.abstractmethod
-    def run(self, name: str, params: dict[str, Any] | None = None, **render: int) -> Rows:
+    def run(self, name: str, params: dict[str, Any] | None = None, **render: int | str) -> Rows:
         """Run a named query inside this transaction."""
 
 
 class GraphStore(abc.ABC):
-    """A connection to one graph database holding mragent memories."""
+    """A connection to one graph database holding mragent memories.
+
+    Attributes:
+        chunk_rows: Rows per transaction for the namespace-wide writes an engine runs
+            in chunks (the queries declaring ``render: chunk``); other engines run
+            them as one statement.
+    """
 
     capabilities: Capabilities
     url: str
+    chunk_rows: int = CHUNK_ROWS
 
     @property
     def secret_url(self) -> str:
@@ -80,21 +91,28 @@ class GraphStore(abc.ABC):
         return get_query(name, self.capabilities.engine)
 
     def prepare(
-        self, name: str, params: dict[str, Any] | None, render: dict[str, int]
+        self, name: str, params: dict[str, Any] | None, render: dict[str, int | str]
     ) -> tuple[str, dict[str, Any]]:
-        """Render and check a named query; the single path to query text."""
+        """Render and check a named query; the single path to query text.
+
+        A query that declares the ``chunk`` placeholder (an engine's chunked form of a
+        namespace-wide write) gets :attr:`chunk_rows` unless the caller names one.
+        """
         template = self.template(name)
+        if "chunk" in template.render_specs and "chunk" not in render:
+            render = {**render, "chunk": self.chunk_rows}
         params = params or {}
         template.check_params(params)
         return template.render(**render), params
 
-    def run(self, name: str, params: dict[str, Any] | None = None, **render: int) -> Rows:
+    def run(self, name: str, params: dict[str, Any] | None = None, **render: int | str) -> Rows:
         """Run a named query and return its rows as dicts.
 
         Args:
             name: A query name from the registry (``cypher/<name>.cypher``).
             params: Values for the query's declared ``$parameters``.
-            **render: Range-checked integers for the query's placeholders.
+            **render: Range-checked integers and closed-set identifiers for the
+                query's placeholders.
 
         Raises:
             QueryError: on a database error, naming the query.
@@ -155,7 +173,7 @@ class GraphStore(abc.ABC):
         self._run_schema("schema_vector_drop", {})
         self.forget_schema()
 
-    def _run_schema(self, name: str, params: dict[str, Any], **render: int) -> None:
+    def _run_schema(self, name: str, params: dict[str, Any], **render: int | str) -> None:
         template = self.template(name)
         text = template.render(**render) if render else template.text
         for statement in _split_statements(text):

@@ -11,11 +11,13 @@ from typing import Any, TypeVar
 
 import neo4j
 import neo4j.exceptions
+import neo4j.graph
 
 from mragent.core.errors import BackendUnavailable, QueryError
 from mragent.core.store.base import Capabilities, GraphStore, Rows, Transaction
 
 _DRIVER_ERRORS = (neo4j.exceptions.Neo4jError, neo4j.exceptions.DriverError)
+_GRAPH_VALUES = (neo4j.graph.Node, neo4j.graph.Relationship, neo4j.graph.Path)
 TRANSIENT_RETRIES = 8  # a single statement is retried on a transient error this many times
 T = TypeVar("T")
 
@@ -27,15 +29,31 @@ def _translate(name: str, exc: Exception) -> Exception:
     return QueryError(name, str(message).splitlines()[0] if message else type(exc).__name__)
 
 
+def _rows(result: neo4j.Result) -> Rows:
+    """The records of ``result`` as dicts, read positionally.
+
+    ``Record.data()`` converts each value recursively and costs about 20 times what
+    zipping the keys with the record's values does. The product's queries return
+    plain values; only a statement returning nodes, relationships or paths (a
+    Browser view run as text) takes the converting path, so those still arrive as
+    plain lists and dicts.
+    """
+    keys = result.keys()
+    records = list(result)
+    if records and any(isinstance(value, _GRAPH_VALUES) for value in records[0]):
+        return [record.data() for record in records]
+    return [dict(zip(keys, record, strict=True)) for record in records]
+
+
 class _BoltTransaction(Transaction):
     def __init__(self, store: BoltStore, tx: neo4j.Transaction) -> None:
         self._store = store
         self._tx = tx
 
-    def run(self, name: str, params: dict[str, Any] | None = None, **render: int) -> Rows:
+    def run(self, name: str, params: dict[str, Any] | None = None, **render: int | str) -> Rows:
         text, params = self._store.prepare(name, params, render)
         try:
-            return [record.data() for record in self._tx.run(text, params)]
+            return _rows(self._tx.run(text, params))
         except _DRIVER_ERRORS as exc:
             raise _translate(name, exc) from None
 
@@ -48,6 +66,10 @@ class BoltStore(GraphStore):
         auth: ``(user, password)`` or None for a server without auth.
         engine: ``neo4j``, ``memgraph``, or None to detect from the server.
         database: Neo4j database name (ignored by Memgraph).
+
+    Statements whose query file declares ``render: chunk`` (ranks, namespace deletes
+    and migrations on Neo4j) run as ``CALL { ... } IN TRANSACTIONS``: they work only
+    through :meth:`run` (an auto-commit statement), never inside :meth:`transaction`.
     """
 
     def __init__(
@@ -103,9 +125,7 @@ class BoltStore(GraphStore):
         return self._open_session
 
     def _execute(self, name: str, text: str, params: dict[str, Any]) -> Rows:
-        return self._retrying(
-            name, lambda: [record.data() for record in self._session().run(text, params)]
-        )
+        return self._retrying(name, lambda: _rows(self._session().run(text, params)))
 
     def _retrying(self, name: str, work: Callable[[], T]) -> T:
         """Run one auto-commit statement, again after a transient error.

@@ -33,7 +33,7 @@ class _StatementTransaction(Transaction):
         self._store = store
         self._used: str | None = None
 
-    def run(self, name: str, params: dict[str, Any] | None = None, **render: int) -> Rows:
+    def run(self, name: str, params: dict[str, Any] | None = None, **render: int | str) -> Rows:
         if self._used is not None:
             raise QueryError(
                 name,

@@ -1,0 +1,303 @@
+"""Evolution benchmarks: compared searches, held-out recall, wall time, scaling with workers.
+
+Usage:
+    python benchmarks/evolution.py compare [--population 32 --generations 20 --seeds 5]
+    python benchmarks/evolution.py scaling [--workers-list 1,2,4 --population 32 --generations 2]
+    python benchmarks/evolution.py reference [--repeats 3]
+
+Each writes ``benchmarks/evolution_<name>.json`` and ``benchmarks/evolution_<name>.md``.
+
+* ``compare``: ``run_evolve`` on the MuSiQue-100 training half (``--split 0.5``,
+  the run's seed picks it) with ``--compare``: NSGA-II, random search, Optuna TPE
+  and Optuna NSGA-II at NSGA-II's budget over several search seeds; also the
+  gate's winner on the held-out half.
+* ``scaling``: the same NSGA-II study (same seed) evaluated serially and on a
+  Dask LocalCluster of 1, 2 and 4 workers (reached by its address, as
+  ``--scheduler`` does), the runs interleaved twice, with the
+  archives checked equal; wall time and the ratio to the serial run.
+* ``reference``: ``mragent evolve`` with its defaults on the reference corpus,
+  as a subprocess of the installed command, wall time per run.
+
+Run on the shared machine, so times are what they were at the moment; the
+interleaving in ``scaling`` puts drift on every worker count alike.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from mragent.apps.bench import ensure_ingested
+from mragent.apps.datasets import load_questions_corpus
+from mragent.core.store import open_store
+from mragent.evolution.compare import LABELS
+from mragent.evolution.evaluator import EvaluationPolicy, Evaluator
+from mragent.evolution.run import EvolveOptions, EvolveRun, run_evolve
+from mragent.evolution.split import split_questions
+from mragent.memory.reader import Memory
+
+HERE = Path(__file__).resolve().parent
+DATASETS = Path(os.environ.get("MRAGENT_DATASETS", HERE.parent.parent.parent / "shared/datasets"))
+MUSIQUE = DATASETS / "musique_100.json"
+MUSIQUE_POOL = DATASETS / "musique_100_corpus.json"
+
+
+def _write(name: str, data: dict[str, Any], markdown: list[str]) -> None:
+    (HERE / f"evolution_{name}.json").write_text(json.dumps(data, indent=2) + "\n")
+    (HERE / f"evolution_{name}.md").write_text("\n".join(markdown) + "\n")
+    print("\n".join(markdown))
+
+
+def _musique(db: str | None) -> tuple[Any, str, Any]:
+    data, ns, _ = load_questions_corpus("musique", MUSIQUE, MUSIQUE_POOL)
+    store = open_store(db)
+    ensure_ingested(store, data, ns)
+    return store, ns, data
+
+
+def _embedder() -> str:
+    from mragent.core.embedding import default_embedder
+
+    return str(default_embedder().identity)
+
+
+def compare(args: argparse.Namespace) -> None:
+    store, ns, data = _musique(args.db)
+    options = EvolveOptions(
+        corpus_path=MUSIQUE,
+        ns=ns,
+        worker_url=args.db or store.secret_url,
+        generations=args.generations,
+        population=args.population,
+        seed=args.seed,
+        split="0.5",
+        workers=args.workers,
+        out_dir=Path(args.out),
+        compare=True,
+        compare_seeds=args.seeds,
+        objective="recall",
+        gene_ranges=(("traversalDepth", 1.0, float(args.max_depth)),),
+    )
+    started = time.perf_counter()
+    run = run_evolve(store, data, options, on_phase=lambda m: print(f"[{_clock()}] {m}"))
+    elapsed = time.perf_counter() - started
+    assert run.comparison is not None
+    report = run.comparison.to_dict()
+    for entry in report["runs"]:
+        entry.pop("hypervolume_curve")
+    held = _held_out(run)
+    result = {
+        "command": " ".join(sys.argv),
+        "elapsed_s": elapsed,
+        "engine": f"{run.engine} {run.engine_version}",
+        "embedder": _embedder(),
+        "train_questions": len(run.train),
+        "comparison": report,
+        "gate": run.gate.to_dict(),
+        "held_out": held,
+    }
+    _write("compare", result, _compare_markdown(result))
+
+
+def _held_out(run: EvolveRun) -> dict[str, Any] | None:
+    held = run.held_out
+    if held is None:
+        return None
+    return {
+        "questions": len(held.questions),
+        "variant_trial": run.chosen.number,
+        "baseline_R@5": 100 * held.baseline.recall_at(5),
+        "evolved_R@5": 100 * held.variant.recall_at(5),
+        "baseline_accuracy": 100 * held.baseline.accuracy,
+        "evolved_accuracy": 100 * held.variant.accuracy,
+        "gate_holds": held.holds,
+        "genome": run.chosen.params,
+    }
+
+
+def _compare_markdown(result: dict[str, Any]) -> list[str]:
+    report = result["comparison"]
+    lines = [
+        "# Compared searches on the MuSiQue-100 training half",
+        "",
+        f"`{result['command']}`: {result['train_questions']} training questions, "
+        f"{result['engine']}, embedder {result['embedder']}, seeds "
+        f"{', '.join(map(str, report['seeds']))}; {result['elapsed_s']:.0f} s in all.",
+        "",
+        "| method | evaluations | final HV median [min..max] | best score median | "
+        "to gate (median) | to random's final HV (median, share of budget) |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for f in report["methods"]:
+        hv, best = f["final_hypervolume"], f["best_score"]
+        reach = f["to_reach_random_final_hv"]
+        share = f["budget_share_to_reach_random_final_hv"]
+        lines.append(
+            f"| {LABELS[f['method']]} | {sorted(f['evaluations'])[len(f['evaluations']) // 2]} | "
+            f"{hv['median']:.4f} [{hv['min']:.4f}..{hv['max']:.4f}] | {best['median']:.3f} | "
+            f"{f['evaluations_to_gate']['median']} | {reach['median']} (never: {reach['never']})"
+            f"{'' if share is None else f', {share:.0%}'} |"
+        )
+    lines += ["", *[f"- {c['statement']}." for c in report["claims"]]]
+    held = result["held_out"]
+    if held:
+        lines += [
+            "",
+            f"Held-out half ({held['questions']} questions), trial #{held['variant_trial']} "
+            f"(gate {'passed' if result['gate']['passed'] else 'not passed'}): R@5 "
+            f"{held['baseline_R@5']:.1f} -> {held['evolved_R@5']:.1f}, accuracy "
+            f"{held['baseline_accuracy']:.1f} -> {held['evolved_accuracy']:.1f}.",
+        ]
+    return lines
+
+
+def scaling(args: argparse.Namespace) -> None:
+    from mragent.core.genome import PRESETS, narrowed_genes
+    from mragent.evolution.objectives import RECALL
+    from mragent.evolution.study import Study
+
+    store, ns, data = _musique(args.db)
+    train, _ = split_questions(data.questions, "0.5", args.seed)
+    memory = Memory(store, ns)
+    counts = [int(w) for w in args.workers_list.split(",")]
+    times: dict[str, list[float]] = {}
+    archives: dict[str, list[Any]] = {}
+    for _ in range(args.rounds):
+        for workers in [0, *counts]:  # 0: serial, in this process
+            label = "serial" if workers == 0 else f"{workers} workers"
+            # A cluster of its own, reached by address as --scheduler does (so one
+            # worker is a real cluster too); it starts outside the timed part.
+            cluster = _cluster(workers)
+            evaluator = Evaluator(
+                memory,
+                train,
+                db_url=args.db or store.secret_url,
+                scheduler=cluster.scheduler_address if cluster else None,
+                policy=EvaluationPolicy("recall"),
+            )
+            evaluator.start()
+            study = Study(
+                evaluator,
+                population=args.population,
+                generations=args.generations,
+                seed=args.seed,
+                seeds=[g for n, g in PRESETS.items() if n != "default"],
+                objectives=RECALL,
+                genes=narrowed_genes({"traversalDepth": (1, args.max_depth)}),
+            )
+            started = time.perf_counter()
+            study.optimize()
+            times.setdefault(label, []).append(time.perf_counter() - started)
+            evaluator.close()
+            if cluster:
+                cluster.close()
+            archives[label] = [(t.genome.to_json_dict(), t.values) for t in study.trials]
+            print(f"[{_clock()}] {label}: {times[label][-1]:.1f} s, {len(study.trials)} genomes")
+    reference = archives["serial"]
+    identical = {label: archive == reference for label, archive in archives.items()}
+    serial = min(times["serial"])
+    result = {
+        "command": " ".join(sys.argv),
+        "cores": os.cpu_count(),
+        "genomes": len(reference),
+        "times_s": times,
+        "speedup_vs_serial_best": {label: serial / min(t) for label, t in times.items()},
+        "archive_identical_to_serial": identical,
+    }
+    lines = [
+        "# Scaling with Dask workers (MuSiQue-100 training half)",
+        "",
+        f"`{result['command']}`: {result['genomes']} genomes per run, {result['cores']} cores "
+        "(shared with other work), runs interleaved; best of the rounds.",
+        "",
+        "| evaluation | wall s (each round) | speed-up vs serial | archive = serial |",
+        "|---|---|---:|---|",
+    ]
+    for label, values in times.items():
+        lines.append(
+            f"| {label} | {', '.join(f'{v:.1f}' for v in values)} | "
+            f"{result['speedup_vs_serial_best'][label]:.2f} | {identical[label]} |"
+        )
+    _write("scaling", result, lines)
+
+
+def _cluster(workers: int) -> Any:
+    """A LocalCluster of ``workers`` single-threaded processes (None for 0: serial)."""
+    if workers == 0:
+        return None
+    from distributed import LocalCluster
+
+    return LocalCluster(
+        n_workers=workers,
+        threads_per_worker=1,
+        processes=True,
+        host="127.0.0.1",
+        dashboard_address=None,
+    )
+
+
+def reference(args: argparse.Namespace) -> None:
+    times = []
+    for i in range(args.repeats):
+        with tempfile.TemporaryDirectory() as out:
+            started = time.perf_counter()
+            done = subprocess.run(
+                ["mragent", "evolve", "--out", out], capture_output=True, text=True, check=False
+            )
+            times.append(time.perf_counter() - started)
+            print(f"[{_clock()}] run {i + 1}: {times[-1]:.1f} s, exit {done.returncode}")
+            report = json.loads((Path(out) / "optimize.report.json").read_text())
+    result = {
+        "command": "mragent evolve --out DIR (defaults, reference corpus, embedded FalkorDB)",
+        "wall_s": times,
+        "genomes": len(report["archive"]),
+        "search_elapsed_s": report["search"]["elapsed_s"],
+        "gate": {"passed": report["gate"]["passed"], "winner": report["gate"]["winner"]},
+    }
+    lines = [
+        "# `mragent evolve` with defaults on the reference corpus",
+        "",
+        f"{result['genomes']} genomes; wall time of the whole command per run: "
+        f"{', '.join(f'{t:.1f}' for t in times)} s (target <= 60 s on 2 cores).",
+    ]
+    _write("reference", result, lines)
+
+
+def _clock() -> str:
+    return time.strftime("%H:%M:%S")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--db", default=None, help="Database URL (default: embedded FalkorDB).")
+    sub = parser.add_subparsers(dest="what", required=True)
+    c = sub.add_parser("compare")
+    c.add_argument("--population", type=int, default=32)
+    c.add_argument("--generations", type=int, default=20)
+    c.add_argument("--seeds", type=int, default=5)
+    c.add_argument("--seed", type=int, default=0)
+    c.add_argument("--workers", type=int, default=2)
+    c.add_argument("--max-depth", type=int, default=3)
+    c.add_argument("--out", default=str(HERE.parent / "runs" / "evolution-compare"))
+    s = sub.add_parser("scaling")
+    s.add_argument("--workers-list", default="1,2,4")
+    s.add_argument("--population", type=int, default=32)
+    s.add_argument("--generations", type=int, default=2)
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--rounds", type=int, default=2)
+    s.add_argument("--max-depth", type=int, default=3)
+    r = sub.add_parser("reference")
+    r.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+    {"compare": compare, "scaling": scaling, "reference": reference}[args.what](args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,80 @@
+"""``mragent mcp``: serve the memory to agents over MCP (stdio or streamable HTTP)."""
+
+from __future__ import annotations
+
+from enum import Enum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from mragent.cli.common import (
+    AuditLogOption,
+    DbOption,
+    EmbedderOption,
+    GenomeOption,
+    NsOption,
+    ScopeOption,
+    ScopesOption,
+    cli_errors,
+)
+from mragent.cli.identity import PrincipalOption
+from mragent.core.errors import MragentError
+from mragent.core.view import DEFAULT_SCOPE
+
+
+class Transport(str, Enum):
+    """How agents reach the server."""
+
+    STDIO = "stdio"
+    HTTP = "http"
+
+
+def mcp_command(
+    transport: Annotated[
+        Transport,
+        typer.Option(
+            case_sensitive=False,
+            help="stdio: one agent on the pipe, its principal fixed now. http: streamable "
+            "HTTP, a bearer token on every request (needs credentials).",
+        ),
+    ] = Transport.STDIO,
+    ns: NsOption = "default",
+    scope: ScopeOption = DEFAULT_SCOPE,
+    read_scope: ScopesOption = None,
+    principal: PrincipalOption = None,
+    host: Annotated[
+        str, typer.Option(help="HTTP: the address to listen on (default: loopback only).")
+    ] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=1, max=65535, help="HTTP: the port.")] = 8765,
+    genome: GenomeOption = None,
+    db: DbOption = None,
+    audit: AuditLogOption = None,
+    credentials: Annotated[
+        Path | None,
+        typer.Option(
+            "--credentials",
+            envvar="MRAGENT_CREDENTIALS",
+            show_envvar=True,
+            help="The credentials file (default: credentials.json under ./.mragent or "
+            "$MRAGENT_HOME).",
+        ),
+    ] = None,
+    embedder: EmbedderOption = None,
+) -> None:
+    """Serve the memory's agent tools (remember, recall, correct, forget, history,
+    explain) over MCP. No review, trust or purge tool: those stay with humans."""
+    with cli_errors():
+        try:
+            # The SDK is an optional extra: only this command needs it.
+            from mragent.mcp_server.server import ServeOptions, serve
+        except ImportError as exc:
+            raise MragentError(
+                f"the MCP server needs the mcp extra ({exc.name} is missing): "
+                "pip install 'mragent[mcp]'"
+            ) from None
+        options = ServeOptions(
+            ns=ns, db=db, scope=scope, read_scopes=read_scope, genome=genome,
+            embedder=embedder, audit_log=audit, credentials=credentials,
+        )  # fmt: skip
+        serve(options, transport=transport.value, principal=principal, host=host, port=port)

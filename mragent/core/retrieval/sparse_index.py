@@ -1,0 +1,200 @@
+"""An incremental, vectorised BM25 index over numbered slots (cue texts, or contents).
+
+A reader's sparse indexes follow the namespace's change feed, so documents come
+and go one at a time; bm25s, the maintained library this scorer is checked
+against, builds a fixed sparse matrix and has no add or remove. This index keeps
+term -> postings arrays (slot, term frequency), document lengths and a live mask,
+and scores a question once with numpy over the postings of its terms.
+
+Scores are computed at query time from the statistics of the documents the
+caller's mask admits (their number and mean length, each term's document
+frequency among them), so they never depend on the order documents were added
+or removed in: adding, removing and re-adding in any order gives the scores of
+a fresh build. They equal bm25s' ``method="lucene"`` (Lucene IDF
+``ln(1 + (N - df + 0.5) / (df + 0.5))``, term part ``tf / (tf + k1 (1 - b + b
+dl / avgdl))``) on the same tokens; a test asserts that to 1e-6.
+"""
+
+from __future__ import annotations
+
+import math
+from array import array
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+K1 = 1.5
+B = 0.75
+_GROW = 1.5
+
+
+@dataclass(frozen=True)
+class SparseHits:
+    """The documents a question shares a term with, and their scores.
+
+    Attributes:
+        slots: Slot numbers (unique, ascending).
+        scores: Their BM25 scores, aligned with ``slots``.
+    """
+
+    slots: np.ndarray
+    scores: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.slots)
+
+
+class SparseIndex:
+    """BM25 postings over slots ``0..capacity-1``; the owner assigns the slots.
+
+    Args:
+        k1: Term-frequency saturation.
+        b: Length normalisation.
+    """
+
+    def __init__(self, k1: float = K1, b: float = B) -> None:
+        self.k1, self.b = k1, b
+        self.vocab: dict[str, int] = {}
+        self._slots: list[array] = []  # per term: slot numbers ('i')
+        self._tfs: list[array] = []  # per term: term frequencies ('f'), aligned
+        self.lengths = np.zeros(0, dtype=np.float64)
+        self.live = np.zeros(0, dtype=bool)
+        self.dead_postings = 0
+
+    def _reserve(self, slot: int) -> None:
+        if slot < len(self.live):
+            return
+        size = max(slot + 1, int(len(self.live) * _GROW) + 16)
+        self.lengths = np.concatenate([self.lengths, np.zeros(size - len(self.lengths))])
+        self.live = np.concatenate([self.live, np.zeros(size - len(self.live), dtype=bool)])
+
+    def add(self, slot: int, tokens: Iterable[str]) -> None:
+        """Index a document at ``slot`` (which must not be live)."""
+        if slot < len(self.live) and self.live[slot]:
+            raise ValueError(f"slot {slot} already holds a document")
+        self._reserve(slot)
+        counts = Counter(tokens)
+        for term, tf in counts.items():
+            tid = self.vocab.get(term)
+            if tid is None:
+                tid = self.vocab[term] = len(self._slots)
+                self._slots.append(array("i"))
+                self._tfs.append(array("f"))
+            self._slots[tid].append(slot)
+            self._tfs[tid].append(tf)
+        self.lengths[slot] = sum(counts.values())
+        self.live[slot] = True
+
+    def remove(self, slot: int) -> None:
+        """Drop the document at ``slot`` (its postings are skipped until :meth:`compact`)."""
+        if slot < len(self.live) and self.live[slot]:
+            self.live[slot] = False
+            self.dead_postings += 1
+
+    def postings(self, term: str) -> tuple[np.ndarray, np.ndarray]:
+        """``(slots, term frequencies)`` of ``term`` (dead slots included)."""
+        tid = self.vocab.get(term)
+        if tid is None:
+            return np.zeros(0, np.int32), np.zeros(0, np.float32)
+        # Copies, not views: an array exporting its buffer cannot grow (a later add).
+        return np.array(self._slots[tid], dtype=np.int32), np.array(self._tfs[tid], np.float32)
+
+    def document_frequency(self, term: str, mask: np.ndarray) -> int:
+        """How many documents ``mask`` admits contain ``term``."""
+        slots, _ = self.postings(term)
+        return int(np.count_nonzero((_fit(mask, len(self.live)) & self.live)[slots]))
+
+    def scores(self, terms: Sequence[str], mask: np.ndarray) -> SparseHits:
+        """BM25 of every admitted document sharing a term with ``terms``.
+
+        Args:
+            terms: Query tokens; a repeated token counts once.
+            mask: Booleans over slots: the documents that exist for this query (a
+                slot past its end does not); the statistics are theirs.
+        """
+        mask = _fit(mask, len(self.live)) & self.live
+        n = int(np.count_nonzero(mask))
+        if n == 0:
+            return SparseHits(np.zeros(0, np.int32), np.zeros(0, np.float64))
+        avg = float(self.lengths[mask].sum()) / n or 1.0
+        found: list[np.ndarray] = []
+        values: list[np.ndarray] = []
+        for term in dict.fromkeys(terms):
+            slots, tfs = self.postings(term)
+            if not len(slots):
+                continue
+            keep = mask[slots]
+            slots, tfs = slots[keep], tfs[keep].astype(np.float64)
+            if not len(slots):
+                continue
+            df = len(slots)
+            idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
+            norm = self.k1 * (1 - self.b + self.b * self.lengths[slots] / avg)
+            found.append(slots)
+            values.append(idf * tfs / (tfs + norm))
+        if not found:
+            return SparseHits(np.zeros(0, np.int32), np.zeros(0, np.float64))
+        every = np.concatenate(found)
+        unique, inverse = np.unique(every, return_inverse=True)
+        return SparseHits(unique, np.bincount(inverse, weights=np.concatenate(values)))
+
+    def compact(self) -> None:
+        """Drop the postings of removed documents and terms left without any."""
+        if not self.dead_postings:
+            return
+        vocab: dict[str, int] = {}
+        slots_out: list[array] = []
+        tfs_out: list[array] = []
+        for term in self.vocab:
+            slots, tfs = self.postings(term)
+            keep = self.live[slots]
+            if not keep.any():
+                continue
+            vocab[term] = len(slots_out)
+            slots_out.append(array("i", slots[keep].tobytes()))
+            tfs_out.append(array("f", tfs[keep].tobytes()))
+        self.vocab, self._slots, self._tfs = vocab, slots_out, tfs_out
+        self.dead_postings = 0
+
+    # -- persistence: flat arrays, no text beyond the vocabulary --------------------
+
+    def to_arrays(self) -> dict[str, np.ndarray]:
+        """The index as flat arrays (compacted first): for ``numpy.savez``."""
+        self.compact()
+        sizes = [len(postings) for postings in self._slots]
+        return {
+            "terms": np.array(list(self.vocab), dtype=str),
+            "offsets": np.concatenate([[0], np.cumsum(sizes, dtype=np.int64)]),
+            "slots": _flat(self._slots, np.int32),
+            "tfs": _flat(self._tfs, np.float32),
+            "lengths": self.lengths,
+            "live": self.live,
+        }
+
+    @classmethod
+    def from_arrays(cls, data: dict[str, np.ndarray]) -> SparseIndex:
+        """An index saved by :meth:`to_arrays`."""
+        index = cls()
+        offsets, slots, tfs = data["offsets"], data["slots"], data["tfs"]
+        for i, term in enumerate(data["terms"].tolist()):
+            index.vocab[str(term)] = i
+            index._slots.append(array("i", slots[offsets[i] : offsets[i + 1]].tobytes()))
+            index._tfs.append(array("f", tfs[offsets[i] : offsets[i + 1]].tobytes()))
+        index.lengths = np.array(data["lengths"], dtype=np.float64)
+        index.live = np.array(data["live"], dtype=bool)
+        return index
+
+
+def _flat(lists: list[array], dtype: type) -> np.ndarray:
+    if not lists:
+        return np.zeros(0, dtype)
+    return np.concatenate([np.array(values, dtype) for values in lists])
+
+
+def _fit(mask: np.ndarray, size: int) -> np.ndarray:
+    """``mask`` cut or padded (with False) to ``size``."""
+    if len(mask) >= size:
+        return mask[:size]
+    return np.concatenate([mask, np.zeros(size - len(mask), dtype=bool)])

@@ -1,0 +1,64 @@
+"""A human's session: review, trust and purge beside everything an agent may do.
+
+None of these is on an agent's surface: :func:`~mragent.facade.open.open_memory`
+hands an agent a plain :class:`~mragent.facade.session.MemorySession`, and the
+memory layer refuses them to any principal but a human whatever object asks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from mragent.facade.results import Forgotten
+from mragent.facade.session import MemorySession
+from mragent.memory.principal import Principal, parse_principal
+from mragent.memory.records import MemoryRecord
+
+
+class ReviewSession(MemorySession):
+    """A human's session: everything an agent's has, plus review, trust and purge."""
+
+    def pending(self, *, scopes: Sequence[str] | None = None, limit: int = 100) -> list[dict]:
+        """Pending memories and pending corrections, oldest first."""
+        with self._lock:
+            return self._memories.pending(
+                tuple(scopes or self.read_scopes), limit, principal=self.principal
+            )
+
+    def agent_forgets(
+        self, *, scopes: Sequence[str] | None = None, limit: int = 100
+    ) -> list[dict]:
+        """Memories agents forgot, awaiting a human's confirmation or restore."""
+        with self._lock:
+            return self._memories.agent_forgets(
+                tuple(scopes or self.read_scopes), limit, principal=self.principal
+            )
+
+    def accept(self, memory_id: str, *, scope: str | None = None) -> MemoryRecord:
+        """Accept a version someone else wrote (or confirm an agent's forget of it)."""
+        with self._lock:
+            return self._memories.accept(
+                memory_id, principal=self._writer(), scope=scope or self.scope
+            )
+
+    def reject(self, memory_id: str, *, scope: str | None = None) -> list[str]:
+        """Reject a version (its dependents return to pending) or an agent's forget
+        (the memory is restored); returns the ids demoted."""
+        with self._lock:
+            return self._memories.reject(
+                memory_id, principal=self._writer(), scope=scope or self.scope
+            )
+
+    def trust(self, agent: str | Principal, *, trusted: bool = True) -> list[str]:
+        """Let an agent's new memories start accepted (or stop it); the trusted agents."""
+        target = agent if isinstance(agent, Principal) else parse_principal(agent, "agent")
+        with self._lock:
+            return self._memories.set_trust(target, principal=self._writer(), trusted=trusted)
+
+    def purge(self, memory_id: str, *, reason: str, scope: str | None = None) -> Forgotten:
+        """Forget a memory and erase its text (the hash stays); cannot be undone."""
+        with self._lock:
+            ids = self._memories.purge(
+                memory_id, principal=self._writer(), reason=reason, scope=scope or self.scope
+            )
+        return Forgotten(ids=ids)

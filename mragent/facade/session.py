@@ -1,0 +1,268 @@
+"""A session: one principal's handle on one namespace.
+
+:class:`MemorySession` holds the writer and one long-lived reader per read view;
+each reader stays current after the session's own writes and everyone else's
+(:mod:`mragent.facade.freshness`). Results are typed
+(:mod:`mragent.facade.results`). The principal was authenticated when the
+session was opened (:func:`mragent.facade.open.open_memory`); its grants bound
+the scopes every method reads and writes.
+
+Every method takes a lock, so one session can serve several threads (the MCP
+server's workers): the store connection underneath is used by one at a time.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from types import TracebackType
+from typing import Any, TypeVar
+
+from mragent.apps.explain import build_trace
+from mragent.apps.explain_json import trace_json
+from mragent.core.embedding import Embedder
+from mragent.core.errors import ConfigError, MragentError
+from mragent.core.genome import Genome, load_genome
+from mragent.core.store.base import GraphStore
+from mragent.core.view import DEFAULT_SCOPE, ReadView, validate_scope
+from mragent.facade.freshness import FreshReader
+from mragent.facade.results import ContextItem, Forgotten, Recall, Written, trust_at
+from mragent.memory.audit import AuditLog
+from mragent.memory.principal import Principal
+from mragent.memory.reader import Memory, Reconstruction
+from mragent.memory.records import MemoryRecord
+from mragent.memory.writer import Memories
+
+ViewKey = tuple[tuple[str, ...], bool, float | None]
+_Session = TypeVar("_Session", bound="MemorySession")
+KEPT_READERS = 4
+
+
+class MemorySession:
+    """One principal's view of one namespace: write, read, correct, forget.
+
+    Build with :func:`open_memory`. Usable as a context manager; :meth:`close`
+    closes the store if the session opened it.
+    """
+
+    def __init__(
+        self,
+        store: GraphStore,
+        ns: str,
+        principal: Principal | None,
+        *,
+        scope: str = DEFAULT_SCOPE,
+        read_scopes: Sequence[str] | None = None,
+        genome: Genome | None = None,
+        audit: AuditLog | None = None,
+        embedder: Embedder | None = None,
+        owns_store: bool = False,
+    ) -> None:
+        self.store, self.ns, self.principal = store, ns, principal
+        self.scope = validate_scope(scope)
+        self.read_scopes = tuple(read_scopes or (scope,))
+        self.genome = genome or load_genome(None)
+        self._given = embedder  # None: the namespace's stamped embedder
+        self._memories = Memories(store, ns, audit or AuditLog(), embedder=embedder)
+        self._readers: dict[ViewKey, FreshReader] = {}
+        self._owns_store = owns_store
+        self._lock = threading.RLock()
+
+    # -- writing -----------------------------------------------------------------------
+
+    def remember(
+        self,
+        text: str,
+        *,
+        scope: str | None = None,
+        title: str | None = None,
+        source: str | None = None,
+        cues: Sequence[str] | None = None,
+        tags: Sequence[str] | None = None,
+        depends_on: Sequence[str] = (),
+        valid_from: float | None = None,
+        valid_to: float | None = None,
+        readmit: bool = False,
+    ) -> Written:
+        """Remember a text (see :meth:`mragent.memory.writer.Memories.remember`)."""
+        where = scope or self.scope
+        with self._lock:
+            result = self._memories.remember(
+                text, principal=self._writer(), scope=where, title=title, source=source,
+                cues=cues, tags=tags, depends_on=depends_on, valid_from=valid_from,
+                valid_to=valid_to, readmit=readmit,
+            )  # fmt: skip
+        return Written.of(result, where)
+
+    def correct(
+        self,
+        memory_id: str,
+        text: str,
+        *,
+        scope: str | None = None,
+        valid_from: float | None = None,
+        valid_to: float | None = None,
+        readmit: bool = False,
+    ) -> Written:
+        """Write a new version of a memory. An agent's correction of an accepted memory
+        waits for a human (``awaits_review``) before it supersedes anything."""
+        where = scope or self.scope
+        with self._lock:
+            result = self._memories.correct(
+                memory_id, text, principal=self._writer(), scope=where,
+                valid_from=valid_from, valid_to=valid_to, readmit=readmit,
+            )  # fmt: skip
+        return Written.of(result, where)
+
+    def forget(self, memory_id: str, *, reason: str, scope: str | None = None) -> Forgotten:
+        """Forget a memory (every version); an agent forgets only what it wrote."""
+        with self._lock:
+            ids = self._memories.forget(
+                memory_id, principal=self._writer(), reason=reason, scope=scope or self.scope
+            )
+        return Forgotten(ids=ids)
+
+    # -- reading -----------------------------------------------------------------------
+
+    def recall(
+        self,
+        question: str,
+        *,
+        scopes: Sequence[str] | None = None,
+        include_pending: bool = False,
+        as_of: float | None = None,
+        genome: Genome | str | None = None,
+    ) -> Recall:
+        """Answer ``question`` from memory (accepted memories of the read scopes by
+        default), with the memories handed to synthesis and their provenance."""
+        view = self._view(scopes, include_pending, as_of)
+        with self._lock:
+            reader = self._reader(view)
+            if reader is None:  # nothing was ever remembered here: nothing to answer from
+                return Recall(question=question, answer=None, abstained=True, sentence="",
+                              context=[], timings_ms={})  # fmt: skip
+            rec = reader.reconstruct(question, self._genome(genome))
+            return _recall(rec, self._provenance(rec, view), as_of)
+
+    def explain(
+        self,
+        question: str,
+        *,
+        scopes: Sequence[str] | None = None,
+        include_pending: bool = False,
+        as_of: float | None = None,
+        genome: Genome | str | None = None,
+    ) -> dict[str, Any]:
+        """How ``question`` is answered: cues, paths and their fates, contents, answer,
+        timings, as one JSON document."""
+        view = self._view(scopes, include_pending, as_of)
+        with self._lock:
+            reader = self._reader(view)
+            if reader is None:
+                raise MragentError(f"namespace {self.ns!r} holds no memories yet")
+            return trace_json(build_trace(reader, question, self._genome(genome)))
+
+    def get(self, memory_id: str, *, scope: str | None = None) -> MemoryRecord:
+        """One stored version by id, tombstones included."""
+        where = scope or self.scope
+        if self.principal is not None:
+            self.principal.check_read([where])
+        with self._lock:
+            return self._memories.get(memory_id, where)
+
+    def history(self, memory_id: str, *, scope: str | None = None) -> list[MemoryRecord]:
+        """Every version of a memory, oldest first, with trust, valid and record time."""
+        with self._lock:
+            return self._memories.history(
+                memory_id, scope or self.scope, principal=self.principal
+            )
+
+    # -- lifecycle ---------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Release the store (when the session opened it)."""
+        if self._owns_store:
+            self.store.close()
+
+    def __enter__(self: _Session) -> _Session:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    # -- internals ---------------------------------------------------------------------
+
+    def _writer(self) -> Principal:
+        if self.principal is None:
+            raise ConfigError(
+                "a write needs a principal: open_memory(..., principal='human:NAME') "
+                "(without credentials configured it is taken as given)"
+            )
+        return self.principal
+
+    def _view(
+        self, scopes: Sequence[str] | None, include_pending: bool, as_of: float | None
+    ) -> ReadView:
+        view = ReadView(tuple(scopes or self.read_scopes), include_pending, as_of)
+        if self.principal is not None:
+            self.principal.check_read(view.scopes)
+        return view
+
+    def _genome(self, genome: Genome | str | None) -> Genome:
+        if genome is None:
+            return self.genome
+        return genome if isinstance(genome, Genome) else load_genome(genome)
+
+    def _reader(self, view: ReadView) -> Memory | None:
+        """The reader of ``view``; the last few views' readers are kept (each holds a
+        snapshot of the namespace, so an agent asking at many --as-of times must not
+        keep one per time)."""
+        key = (view.scopes, view.include_pending, view.as_of)
+        fresh = self._readers.pop(key, None)
+        if fresh is None:
+            fresh = FreshReader(
+                self.store, self.ns, lambda: Memory(self.store, self.ns, self._given, view=view)
+            )
+        self._readers[key] = fresh  # most recently used last
+        while len(self._readers) > KEPT_READERS:
+            self._readers.pop(next(iter(self._readers)))
+        return fresh.current()
+
+    def _provenance(self, rec: Reconstruction, view: ReadView) -> dict[str, MemoryRecord]:
+        ids = [item.candidate.id for item in rec.context.items]
+        if not ids:
+            return {}
+        rows = self.store.run(
+            "memory_records", {"ns": self.ns, "scopes": list(view.scopes), "ids": ids}
+        )
+        return {row["id"]: MemoryRecord.from_row(row) for row in rows}
+
+
+def _recall(rec: Reconstruction, records: dict[str, MemoryRecord], as_of: float | None) -> Recall:
+    items = []
+    for item in rec.context.items:
+        found = records.get(item.candidate.id)
+        items.append(
+            ContextItem(
+                id=item.candidate.id,
+                title=item.candidate.title or None,
+                text=item.candidate.text,
+                score=round(item.score, 4),
+                trust=trust_at(found, as_of) if found else None,
+                scope=found.scope if found else None,
+                principal=found.principal if found else None,
+                source=found.source if found else None,
+                lineage=found.lineage if found else None,
+                recorded_at=found.recorded_at if found else None,
+            )
+        )
+    return Recall(
+        question=rec.question,
+        answer=rec.answer.text,
+        abstained=rec.answer.abstained,
+        sentence=rec.answer.sentence,
+        context=items,
+        timings_ms=rec.timings_ms,
+    )

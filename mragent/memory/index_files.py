@@ -1,0 +1,221 @@
+"""Persisted copies of a reader's indexes, so a new process starts without reading the namespace.
+
+Layout: ``<dir>/<uid>/<scopes>/<version>/`` (``dir``: ``$MRAGENT_INDEX_DIR``,
+else ``index`` under the mragent home; ``scopes``: a digest of the scopes
+indexed), holding ``meta.json`` (format, namespace, scopes, uid, version,
+embedder identity), ``cues.npz`` and ``contents.npz`` (slot
+tables, BM25 postings and vocabulary, view state, passage vectors) and ``hnsw.bin`` (hnswlib's
+own file). No content's text is stored: titles and cue texts (the indexes'
+keys) and term postings only. A copy is written into a temporary directory and
+renamed into place, so a reader only ever sees a whole one; older copies of the
+namespace are removed after. Directories are 0700 and files 0600.
+
+A copy is used only when its format, namespace identity and embedder match and
+its version is one the namespace's change feed can still bring forward: not
+newer than the namespace, not older than its last purge (``purged_v``: the copy
+may hold words of the erased text) or than its oldest dropped-cue record
+(``dropped_floor``). Anything else, unreadable files included, is ignored and
+rebuilt from the database: a reader never needs a copy to be correct.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import hnswlib
+import numpy as np
+
+from mragent.core.embedding import EmbedderIdentity
+from mragent.core.paths import default_home
+from mragent.core.retrieval.cue_search import CueIndex
+from mragent.core.retrieval.passage_entry import DensePassages
+from mragent.core.retrieval.passages import PassageIndex
+from mragent.core.retrieval.sparse_index import SparseIndex
+from mragent.memory.live_index import LiveIndex
+
+FORMAT = 2  # 2: contents.npz holds the passage vectors
+SAVE_AFTER = 500  # rows applied since the last copy that make a new one worth writing
+
+
+def index_dir() -> Path:
+    """Where index copies live: ``$MRAGENT_INDEX_DIR``, else ``<home>/index``."""
+    configured = os.environ.get("MRAGENT_INDEX_DIR")
+    return Path(configured).resolve() if configured else default_home() / "index"
+
+
+def discard(uid: str | None, root: Path | None = None) -> None:
+    """Delete every copy kept for the namespace identity ``uid`` (after a purge)."""
+    if uid:
+        shutil.rmtree((root or index_dir()) / _safe(uid), ignore_errors=True)
+
+
+def save(index: LiveIndex, root: Path | None = None) -> Path | None:
+    """Write ``index`` as its namespace's newest copy; None when it has no identity."""
+    if index.uid is None:
+        return None
+    base = _base(root, index.uid, index.scopes)
+    base.mkdir(parents=True, exist_ok=True, mode=0o700)
+    for made in (base.parent, base):
+        os.chmod(made, 0o700)
+    tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=base))
+    try:
+        _write(index, tmp)
+        final = base / str(index.version)
+        if final.exists():
+            shutil.rmtree(final)
+        tmp.rename(final)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    for old in base.iterdir():
+        if old != final and not old.name.startswith(".tmp-"):
+            shutil.rmtree(old, ignore_errors=True)
+    index.unsaved = 0
+    return final
+
+
+def load(
+    space: dict[str, Any],
+    ns: str,
+    scopes: tuple[str, ...],
+    identity: EmbedderIdentity,
+    root: Path | None = None,
+) -> LiveIndex | None:
+    """The newest usable copy of ``scopes`` of the namespace a ``get_space`` row
+    describes, or None."""
+    uid = space.get("uid")
+    if not uid:
+        return None
+    scopes = tuple(sorted(set(scopes)))
+    base = _base(root, uid, scopes)
+    versions = (
+        sorted((int(p.name) for p in base.glob("*") if p.name.isdigit()), reverse=True)
+        if base.is_dir()
+        else []
+    )
+    floor = max(int(space["purged_v"]), int(space["dropped_floor"]))
+    for version in versions:
+        if not floor <= version <= int(space["version"]):
+            continue
+        with contextlib.suppress(OSError, ValueError, KeyError, RuntimeError):
+            found = _read(base / str(version), ns, scopes, uid, identity)
+            if found is not None:
+                return found
+    return None
+
+
+def _write(index: LiveIndex, where: Path) -> None:
+    cues, passages = index.cues, index.passages
+    meta = {
+        "format": FORMAT,
+        "ns": index.ns,
+        "scopes": list(index.scopes),
+        "uid": index.uid,
+        "version": index.version,
+        "embedder": index.identity.as_text(),
+        "cues": len(cues.ids),
+        "contents": len(passages.ids),
+    }
+    cue_arrays = {
+        "ids": np.array(cues.ids, dtype=str),
+        "texts": np.array(cues.texts, dtype=str),
+        "scopes": np.array(cues.scopes, dtype=str),
+        "live": cues.live[: len(cues.ids)],
+        **_prefixed("sparse", cues.sparse.to_arrays()),
+    }
+    content_arrays = {
+        "ids": np.array(passages.ids, dtype=str),
+        "keys": np.array(passages.keys, dtype=str),
+        "titles": np.array(passages.titles, dtype=str),
+        "scopes": np.array(passages.scopes, dtype=str),
+        **_prefixed("column", passages.columns.arrays(len(passages.ids))),
+        **_prefixed("sparse", passages.sparse.to_arrays()),
+        **_prefixed("dense", passages.dense.to_arrays(len(passages.ids))),
+    }
+    _private(where / "cues.npz", lambda f: np.savez(f, **cue_arrays))  # type: ignore[arg-type]
+    _private(where / "contents.npz", lambda f: np.savez(f, **content_arrays))  # type: ignore[arg-type]
+    logs = {str(slot): list(entry) for slot, entry in passages.logs.items()}
+    _private(where / "logs.json", lambda f: f.write(json.dumps(logs).encode()))
+    hnsw_path = where / "hnsw.bin"
+    cues.hnsw.save_index(str(hnsw_path))
+    os.chmod(hnsw_path, 0o600)
+    _private(where / "meta.json", lambda f: f.write(json.dumps(meta).encode()))
+
+
+def _read(
+    where: Path, ns: str, scopes: tuple[str, ...], uid: str, identity: EmbedderIdentity
+) -> LiveIndex | None:
+    meta = json.loads((where / "meta.json").read_text(encoding="utf-8"))
+    found = (meta.get("format"), meta.get("ns"), tuple(meta.get("scopes", ())))
+    wanted = (FORMAT, ns, scopes)
+    if found != wanted or (meta.get("uid"), meta.get("embedder")) != (uid, identity.as_text()):
+        return None
+    with np.load(where / "cues.npz", allow_pickle=False) as data:
+        cue_data = {key: data[key] for key in data.files}
+    with np.load(where / "contents.npz", allow_pickle=False) as data:
+        content_data = {key: data[key] for key in data.files}
+    cues = CueIndex(identity.dimension)
+    cues.hnsw = hnswlib.Index(space="cosine", dim=identity.dimension)
+    cues.hnsw.load_index(str(where / "hnsw.bin"), max_elements=max(16, int(meta["cues"])))
+    cues.ids, cues.texts = cue_data["ids"].tolist(), cue_data["texts"].tolist()
+    cues.scopes = cue_data["scopes"].tolist()
+    cues.live = cue_data["live"].astype(bool)
+    cues.scope_names = sorted(set(cues.scopes))
+    cues.scope_codes = np.array([cues.scope_names.index(s) for s in cues.scopes], np.int16)
+    cues.slot_of = {cue_id: slot for slot, cue_id in enumerate(cues.ids)}
+    cues.by_text = {
+        (cues.scopes[slot], cues.texts[slot]): slot for slot in np.flatnonzero(cues.live).tolist()
+    }
+    cues.sparse = SparseIndex.from_arrays(_unprefixed("sparse", cue_data))
+    passages = PassageIndex()
+    passages.ids, passages.keys = content_data["ids"].tolist(), content_data["keys"].tolist()
+    passages.titles, passages.scopes = (
+        content_data["titles"].tolist(),
+        content_data["scopes"].tolist(),
+    )
+    passages.slot_of = {content_id: slot for slot, content_id in enumerate(passages.ids)}
+    passages.scope_names = sorted(set(passages.scopes))
+    for name, values in _unprefixed("column", content_data).items():
+        setattr(passages.columns, name, values)
+    passages.columns.scope = np.array(
+        [passages.scope_names.index(s) for s in passages.scopes], np.int16
+    )
+    passages.sparse = SparseIndex.from_arrays(_unprefixed("sparse", content_data))
+    passages.dense = DensePassages.from_arrays(_unprefixed("dense", content_data))
+    logs = json.loads((where / "logs.json").read_text(encoding="utf-8"))
+    passages.logs = {int(slot): (entry[0], entry[1]) for slot, entry in logs.items()}
+    return LiveIndex(ns, scopes, identity, cues, passages, uid, int(meta["version"]))
+
+
+def _private(path: Path, write: Any) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "wb") as handle:
+        write(handle)
+
+
+def _prefixed(prefix: str, arrays: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    return {f"{prefix}_{key}": value for key, value in arrays.items()}
+
+
+def _unprefixed(prefix: str, arrays: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    start = len(prefix) + 1
+    return {key[start:]: value for key, value in arrays.items() if key.startswith(prefix + "_")}
+
+
+def _base(root: Path | None, uid: str, scopes: tuple[str, ...]) -> Path:
+    digest = hashlib.sha256("\n".join(scopes).encode()).hexdigest()[:16]
+    return (root or index_dir()) / _safe(uid) / digest
+
+
+def _safe(uid: str) -> str:
+    """A uid as a directory name (uuid4 text; anything else is refused)."""
+    if not uid.replace("-", "").isalnum() or len(uid) > 64:
+        raise ValueError(f"not a namespace identity: {uid!r}")
+    return uid

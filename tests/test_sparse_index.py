@@ -1,0 +1,129 @@
+"""The incremental BM25 index: bm25s' scores, whatever the order documents came and went in."""
+
+from __future__ import annotations
+
+import random
+
+import bm25s
+import numpy as np
+import pytest
+
+from mragent.core.corpus import load_corpus
+from mragent.core.paths import shipped
+from mragent.core.retrieval.sparse_index import SparseIndex
+from mragent.core.text import content_words
+
+QUESTIONS = (
+    "In which year was the first bell cast at Veltrane Works?",
+    "Who founded the company that built the harbour crane?",
+    "river mill foundry founder born",
+    "a question sharing no word at all: zyzzyva",
+)
+
+
+@pytest.fixture(scope="module")
+def documents() -> list[list[str]]:
+    corpus = load_corpus(shipped("_corpus/reference.json", "corpus/reference.json"))
+    return [content_words(f"{c.title or ''} {c.text}") for c in corpus.contents]
+
+
+def _dense(index: SparseIndex, terms: list[str], mask: np.ndarray, size: int) -> np.ndarray:
+    hits = index.scores(terms, mask)
+    out = np.zeros(size)
+    out[hits.slots] = hits.scores
+    return out
+
+
+def test_scores_equal_bm25s_lucene(documents: list[list[str]]) -> None:
+    index = SparseIndex()
+    for slot, tokens in enumerate(documents):
+        index.add(slot, tokens)
+    reference = bm25s.BM25(method="lucene", k1=1.5, b=0.75, dtype="float64")
+    reference.index(documents, show_progress=False)
+    every = np.ones(len(documents), dtype=bool)
+    checked = 0
+    for question in QUESTIONS:
+        terms = list(dict.fromkeys(content_words(question)))
+        known = [t for t in terms if t in reference.vocab_dict]
+        expected = reference.get_scores(known) if known else np.zeros(len(documents))
+        ours = _dense(index, terms, every, len(documents))
+        np.testing.assert_allclose(ours, expected, rtol=0, atol=1e-6)
+        checked += int(np.count_nonzero(expected))
+    assert checked > 20  # the questions do score documents
+
+
+def test_scores_do_not_depend_on_history(documents: list[list[str]]) -> None:
+    rng = random.Random(3)
+    fresh = SparseIndex()
+    for slot, tokens in enumerate(documents):
+        fresh.add(slot, tokens)
+    # Another history: documents arrive shuffled (at other slots), some are removed, and
+    # their text comes back under new slots, as a reader's feed would deliver it.
+    churned = SparseIndex()
+    order = list(range(len(documents)))
+    rng.shuffle(order)
+    slot_of: dict[int, int] = {}
+    for doc in order:
+        slot_of[doc] = len(slot_of)
+        churned.add(slot_of[doc], documents[doc])
+    next_slot = len(slot_of)
+    for doc in rng.sample(order, 20):
+        churned.remove(slot_of[doc])
+        slot_of[doc] = next_slot
+        churned.add(next_slot, documents[doc])
+        next_slot += 1
+    for question in QUESTIONS:
+        terms = content_words(question)
+        a = fresh.scores(terms, np.ones(len(documents), dtype=bool))
+        b = churned.scores(terms, np.ones(next_slot, dtype=bool))
+        by_doc_a = dict(zip(a.slots.tolist(), a.scores.tolist(), strict=True))
+        by_slot_b = dict(zip(b.slots.tolist(), b.scores.tolist(), strict=True))
+        by_doc_b = {doc: by_slot_b[slot] for doc, slot in slot_of.items() if slot in by_slot_b}
+        assert by_doc_a.keys() == by_doc_b.keys()
+        for doc, score in by_doc_a.items():
+            assert by_doc_b[doc] == pytest.approx(score, abs=1e-12)
+
+
+def test_the_mask_is_the_population(documents: list[list[str]]) -> None:
+    index = SparseIndex()
+    for slot, tokens in enumerate(documents):
+        index.add(slot, tokens)
+    half = np.zeros(len(documents), dtype=bool)
+    half[::2] = True
+    subset = SparseIndex()
+    for slot in range(0, len(documents), 2):
+        subset.add(slot, documents[slot])
+    terms = content_words(QUESTIONS[2])
+    np.testing.assert_allclose(
+        _dense(index, terms, half, len(documents)),
+        _dense(subset, terms, np.ones(len(documents), dtype=bool), len(documents)),
+        atol=1e-12,
+    )
+    assert index.document_frequency("bell", half) == subset.document_frequency(
+        "bell", np.ones(len(documents), dtype=bool)
+    )
+
+
+def test_compaction_and_arrays_keep_the_scores(documents: list[list[str]]) -> None:
+    index = SparseIndex()
+    for slot, tokens in enumerate(documents):
+        index.add(slot, tokens)
+    for slot in range(0, len(documents), 3):
+        index.remove(slot)
+    every = np.ones(len(documents), dtype=bool)
+    before = [_dense(index, content_words(q), every, len(documents)) for q in QUESTIONS]
+    copy = SparseIndex.from_arrays(index.to_arrays())
+    assert index.dead_postings == 0 and len(copy.vocab) == len(index.vocab)
+    for question, expected in zip(QUESTIONS, before, strict=True):
+        got = _dense(copy, content_words(question), every, len(documents))
+        np.testing.assert_allclose(got, expected, atol=1e-12)
+    # Terms only removed documents held are gone from the vocabulary too.
+    only_removed = set(documents[0]) - {t for d in documents[1:] if d for t in d}
+    assert not only_removed & set(copy.vocab)
+
+
+def test_a_live_slot_cannot_be_filled_twice() -> None:
+    index = SparseIndex()
+    index.add(0, ["a"])
+    with pytest.raises(ValueError, match="slot 0"):
+        index.add(0, ["b"])

