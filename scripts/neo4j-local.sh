@@ -296,6 +296,9 @@ db.tx_log.preallocate=false
 db.tx_log.rotation.size=32M
 db.tx_log.rotation.retention_policy=2 days 512M
 dbms.usage_report.enabled=false
+# A memory's text is a query parameter: keep parameters out of the query log
+# (Community writes none; Enterprise would, with parameters, by default).
+db.logs.query.parameter_logging_enabled=false
 EOF
 }
 

@@ -76,6 +76,16 @@ def _docker_container(engine: str) -> tuple[object, str] | None:
     return box, f"memgraph://{box.get_container_host_ip()}:{box.get_exposed_port(7687)}"
 
 
+@pytest.fixture(scope="session", autouse=True)
+def session_audit_log(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Writes made by module- and session-scoped fixtures go to a log of the test
+    session's own (each test then gets its own, below), never to a working tree's."""
+    path = tmp_path_factory.mktemp("audit") / "audit.jsonl"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("MRAGENT_AUDIT_LOG", str(path))
+        yield path
+
+
 @pytest.fixture(autouse=True)
 def audit_log_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Each test's writes go to its own audit log, never to a working tree's."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import math
 
+import numpy as np
 import pytest
 
 from mragent.core.corpus import parse_corpus
@@ -175,6 +176,39 @@ def test_mixed_embedder_write_is_refused(store: GraphStore, ns: str) -> None:
     ingest(store, parse_corpus(CHAIN), ns)
     with pytest.raises(EmbeddingMismatch, match=r"hashing:word\+char3-blake2:256.*:64"):
         ingest(store, parse_corpus(CHAIN), ns, embedder=HashingEmbedder(64))
+
+
+class _CountingEmbedder(HashingEmbedder):
+    """The hashing embedder, recording every text it is asked to embed."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.texts: list[str] = []
+
+    def embed_passages(self, texts: list[str]) -> np.ndarray:
+        self.texts.extend(texts)
+        return super().embed_passages(texts)
+
+
+def test_batches_embed_each_cue_once_and_every_cue_keeps_its_embedding(
+    store: GraphStore, ns: str
+) -> None:
+    counting = _CountingEmbedder()
+    ingest(store, parse_corpus(CHAIN), ns, batch_size=1, embedder=counting)
+    whole = ns + "-whole"
+    try:
+        ingest(store, parse_corpus(CHAIN), whole)
+        assert namespace_stats(store, ns) == namespace_stats(store, whole)
+    finally:
+        store.run("delete_namespace", {"ns": whole})
+    feed = {"ns": ns, "scopes": ["shared"], "since": -1, "after": "", "limit": 10_000}
+    cues = store.run("index_cues", feed)
+    # CHAIN's contents share tags: a cue met again in a later batch is not embedded again
+    # (each content is embedded once too, as a passage).
+    texts = {cue["text"] for cue in cues}
+    assert sorted(t for t in counting.texts if t in texts) == sorted(texts)
+    assert len(counting.texts) == len(cues) + len(CHAIN["contents"])
+    assert all(len(cue["embedding"]) == 256 for cue in cues)
 
 
 def test_a_batch_without_its_namespace_writes_nothing(store: GraphStore, ns: str) -> None:

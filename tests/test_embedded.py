@@ -154,3 +154,23 @@ def test_a_server_without_the_password_is_replaced(tmp_path: Path) -> None:
         embedded.stop(tmp_path)
         if old.poll() is None:
             os.kill(old.pid, 9)
+
+
+def test_a_busy_server_is_waited_for_not_replaced(tmp_path: Path) -> None:
+    """A server that does not answer for a while (a long write; here: stopped) is
+    the one in use: a second process opening the store waits for it."""
+    import os
+    import signal
+    import threading
+
+    first = embedded.ensure_running(tmp_path)
+    resume = threading.Timer(3.0, os.kill, (first.pid, signal.SIGCONT))
+    try:
+        os.kill(first.pid, signal.SIGSTOP)
+        resume.start()
+        again = embedded.ensure_running(tmp_path)
+        assert again.pid == first.pid and again.port == first.port
+    finally:
+        resume.cancel()
+        os.kill(first.pid, signal.SIGCONT)
+        embedded.stop(tmp_path)

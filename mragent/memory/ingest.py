@@ -160,16 +160,27 @@ def build_batches(
     return list(_built(source, stamp, embedder))
 
 
-def _built(source: CorpusSource, stamp: WriteStamp, embedder: Embedder) -> Iterator[GraphRecords]:
+def _built(
+    source: CorpusSource, stamp: WriteStamp, embedder: Embedder, written: set[str] | None = None
+) -> Iterator[GraphRecords]:
     """The source's batches, built and embedded one at a time (pass 3 of a
-    :class:`CorpusSource`)."""
+    :class:`CorpusSource`).
+
+    Args:
+        written: When given, the cue texts earlier batches of this run carry; a
+            batch then leaves those cues out of its node list (its edges still
+            merge onto them), so each cue is embedded and sent once per run. Only
+            for batches written in order, each before the next is built, under
+            the audit lock (nothing prunes a linked cue in between).
+    """
     explicit = defaultdict(list)
     for link in source.links:
         explicit[link.src].append(link)
     cues: dict[str, np.ndarray] = {}
     for pairs in source.batches():
-        batch = _batch(pairs, source.name, stamp, source.stats, explicit)
-        _embed(batch, embedder, cues)
+        batch = _batch(pairs, source.name, stamp, source.stats, explicit, written)
+        # With ``written`` no cue comes twice: keeping their vectors would only cost memory.
+        _embed(batch, embedder, cues if written is None else {})
         yield batch
 
 
@@ -198,6 +209,7 @@ def _batch(
     stamp: WriteStamp,
     stats: CorpusStats,
     explicit: dict[str, list[Link]],
+    written: set[str] | None,
 ) -> GraphRecords:
     """One batch: its contents and every node and weighted edge they give rise to."""
     batch = GraphRecords()
@@ -227,7 +239,7 @@ def _batch(
             tags.update((link.src, link.dst))
             cue_links[(link.dst, link.dst)] = 1.0
             tag_links[(link.src, link.dst)] = link.weight
-    _add_nodes_and_edges(batch, tags, cue_links, tag_links)
+    _add_nodes_and_edges(batch, tags, cue_links, tag_links, written)
     return batch
 
 
@@ -236,9 +248,14 @@ def _add_nodes_and_edges(
     tags: set[str],
     cue_links: dict[tuple[str, str], float],
     tag_links: dict[tuple[str, str], float],
+    written: set[str] | None,
 ) -> None:
-    """Fill in the batch's cues (embedded afterwards), tags and links, in a stable order."""
-    batch.cues = [{"text": text, "id": new_id()} for text in sorted({c for c, _ in cue_links})]
+    """Fill in the batch's cues (embedded afterwards; those in ``written`` left out),
+    tags and links, in a stable order."""
+    cue_texts = sorted({cue for cue, _ in cue_links}.difference(written or ()))
+    if written is not None:
+        written.update(cue_texts)
+    batch.cues = [{"text": text, "id": new_id()} for text in cue_texts]
     batch.tags = [{"name": tag, "id": new_id()} for tag in sorted(tags)]
     batch.cue_links = [{"cue": c, "tag": t, "weight": w} for (c, t), w in sorted(cue_links.items())]
     batch.tag_links = [
@@ -344,7 +361,8 @@ def _ingest(store: GraphStore, source: CorpusSource, ns: str, opts: _Options) ->
         # One record for the whole ingest: its "after" hash covers every text in order.
         entry = (ns, opts.principal, "ingest", source.name, None, scan.digest, detail)
         with audited(store, opts.audit, *entry):
-            for done, batch in enumerate(_built(source, stamp, embedder), start=1):
+            batches = _built(source, stamp, embedder, written=set())
+            for done, batch in enumerate(batches, start=1):
                 store.run("ingest_batch", batch.params(ns, opts.scope, opts.audit.seal))
                 if opts.progress:
                     opts.progress(done, total)

@@ -42,6 +42,7 @@ from mragent.core.errors import BackendUnavailable
 from mragent.core.paths import default_home
 
 START_TIMEOUT_S = 20.0
+BUSY_TIMEOUT_S = 120.0
 CONF_NAME = "redis.conf"
 _PASSWORD_LINE = re.compile(r'^requirepass "([A-Za-z0-9_-]{16,})"$', re.MULTILINE)
 
@@ -154,8 +155,9 @@ def _resp(*args: str) -> bytes:
     return b"".join(parts)
 
 
-def _ping(port: int, password: str, timeout: float = 1.0) -> bool:
-    """Whether our server answers on ``port`` and accepts ``password``."""
+def _probe(port: int, password: str, timeout: float = 1.0) -> bool | None:
+    """Whether our server answers on ``port`` and accepts ``password``; None when
+    it gives no answer yet: no reply in ``timeout``, or still loading its data."""
     try:
         with socket.create_connection(("127.0.0.1", port), timeout=timeout) as sock:
             sock.sendall(_resp("AUTH", password) + _resp("PING"))
@@ -165,9 +167,30 @@ def _ping(port: int, password: str, timeout: float = 1.0) -> bool:
                 if not chunk:
                     break
                 reply += chunk
-            return reply.startswith(b"+OK\r\n+PONG")
+    except TimeoutError:
+        return None
     except OSError:
         return False
+    if reply.startswith(b"+OK\r\n-LOADING"):
+        return None
+    return reply.startswith(b"+OK\r\n+PONG")
+
+
+def _ping(port: int, password: str, timeout: float = 1.0) -> bool:
+    """Whether our server answers on ``port`` and accepts ``password`` right now."""
+    return _probe(port, password, timeout) is True
+
+
+def _answers(state: EmbeddedServer) -> bool:
+    """Whether the recorded server is ours, waiting up to :data:`BUSY_TIMEOUT_S`
+    while it is busy: a long write (an ingest batch on a loaded machine) can hold
+    it past a ping's timeout, and replacing it then would break that write."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_S
+    while (answer := _probe(state.port, state.password)) is None:
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.2)
+    return answer
 
 
 def _free_port() -> int:
@@ -208,7 +231,7 @@ def ensure_running(home: Path | None = None) -> EmbeddedServer:
     with _locked(base):
         state = _read_state(base)
         if state and _pid_alive(state.pid):
-            if _ping(state.port, state.password):
+            if _answers(state):
                 return state
             _terminate(state.pid)  # alive but deaf (or without our password): a leftover
         (base / "server.json").unlink(missing_ok=True)
@@ -295,12 +318,16 @@ def _spawn(base: Path) -> subprocess.Popen[bytes]:
 
 
 def _wait_ready(proc: subprocess.Popen[bytes], port: int, password: str) -> bool:
-    deadline = time.monotonic() + START_TIMEOUT_S
+    start = time.monotonic()
+    deadline = start + START_TIMEOUT_S
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             return False
-        if _ping(port, password, timeout=0.5):
+        answer = _probe(port, password, timeout=0.5)
+        if answer:
             return True
+        if answer is None:  # listening, loading a large graph: give it longer
+            deadline = max(deadline, start + BUSY_TIMEOUT_S)
         time.sleep(0.05)
     proc.kill()
     return False

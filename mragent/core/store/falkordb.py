@@ -13,6 +13,7 @@ from falkordb import FalkorDB
 
 from mragent.core.errors import BackendUnavailable, QueryError
 from mragent.core.store.base import Capabilities, GraphStore, Rows, Transaction
+from mragent.core.store.falkordb_params import params_header
 
 GRAPH_NAME = "mragent"
 
@@ -94,7 +95,7 @@ class FalkorStore(GraphStore):
 
     def _execute(self, name: str, text: str, params: dict[str, Any]) -> Rows:
         try:
-            result = self._graph.query(text, params or None)
+            result = self._graph.query(params_header(params) + text)
         except redis.exceptions.ConnectionError as exc:
             raise BackendUnavailable(f"lost FalkorDB at {self.url}: {exc}") from None
         except redis.exceptions.RedisError as exc:
