@@ -116,6 +116,7 @@ def agent_token(credentials_path: Path) -> str:
     return token
 
 
+@pytest.fixture(autouse=True)
 def index_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Each test's readers persist their index copies in its own directory."""
     path = tmp_path / "index"

@@ -2,7 +2,8 @@
 
 pyvis (with networkx, IPython and jinja2) draws ``explain --html`` and evolve's
 report pages, matplotlib its plot, DEAP (with moocore) runs a search, dask
-spreads evaluations, model runtimes embed, mcp serves agents: none of them may
+spreads evaluations, model runtimes embed, mcp serves agents, optuna (with sqlalchemy)
+runs the compared searches and the study export: none of them may
 load with ``import mragent.cli.app`` or ``mragent --help``. Each check runs in
 a fresh interpreter, since this test process has imported them all already.
 """
@@ -29,6 +30,8 @@ HEAVY = (
     "torch",
     "transformers",
     "mcp",
+    "optuna",
+    "sqlalchemy",
 )
 
 _PROBE = """

@@ -25,7 +25,6 @@ from typing import Any
 
 from mragent.evolution.gate import evaluations_to_gate
 from mragent.evolution.hypervolume import evaluations_to_reach, hypervolume_curve
-from mragent.evolution.optuna_search import optuna_search
 from mragent.evolution.random_search import random_search
 from mragent.evolution.stats import sign_test
 from mragent.evolution.study import BatchEvaluate, Study
@@ -212,6 +211,9 @@ def compare_searches(
             batch=study.population_size,
             genes=study.genes,
         )
+        # optuna (and the sqlalchemy under it) loads only when a comparison runs.
+        from mragent.evolution.optuna_search import optuna_search
+
         found = {NSGA2: study.trials}
         phase(f"compare seed {seed}: {LABELS[RANDOM]}")
         found[RANDOM] = random_search(evaluate, **common)

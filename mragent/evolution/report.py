@@ -24,7 +24,6 @@ from mragent.core.corpus import Question
 from mragent.core.store import open_store
 from mragent.evolution.hypervolume import HYPERVOLUME_RULE, hypervolume
 from mragent.evolution.objectives import SCORE_POLICY, objectives_named
-from mragent.evolution.optuna_search import export_study
 from mragent.evolution.plot import plot_comparison, plot_pareto
 from mragent.evolution.report_markdown import render_markdown
 from mragent.evolution.run import EvolveRun, HeldOut
@@ -249,6 +248,9 @@ def export_to_optuna(run: EvolveRun) -> str | None:
     """
     if not run.options.optuna_storage:
         return None
+    # optuna (and the sqlalchemy under it) loads only when a study is exported.
+    from mragent.evolution.optuna_search import export_study
+
     return export_study(
         run.study.trials,
         run.options.optuna_storage,
