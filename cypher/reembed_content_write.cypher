@@ -4,8 +4,8 @@
 // returns: written, version
 // scope: namespace-wide: re-embedding covers every scope of the namespace
 // contents: [{id, embedding}]; each rewritten content is marked with the target identity
-// and stamped with the new namespace version (v), so readers load the new passage vectors
-// from the change feed. Nothing is written unless the namespace is migrating to $target.
+// and stamped with the new namespace version (v), as every write stamps what it changes.
+// Nothing is written unless the namespace is migrating to $target.
 // REMOVE before SET: FalkorDB 4.16 silently keeps the old value when a vecf32
 // property is overwritten in place.
 {{> bump space}}

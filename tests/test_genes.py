@@ -14,10 +14,8 @@ from mragent.core.embedding import HashingEmbedder
 from mragent.core.genome import Fusion, Genome, PromptStrategy, Rerank
 from mragent.core.retrieval.cue_search import CueIndex
 from mragent.core.retrieval.fusion import Side, fuse
-from mragent.core.retrieval.passage_entry import DensePassages, fused_passages
 from mragent.core.retrieval.reconstruct import Candidate, Trail
 from mragent.core.retrieval.rerank import rerank
-from mragent.core.retrieval.sparse_index import SparseHits
 from mragent.core.retrieval.synthesis import assemble
 from mragent.core.store.base import GraphStore
 from mragent.memory.reader import Memory
@@ -139,47 +137,6 @@ def test_hybridAlpha_moves_between_sparse_and_dense() -> None:
     sparse_only = index.search("violinists", vector, Genome(hybridAlpha=0.0), every, 5)
     dense_only = index.search("violinists", vector, Genome(hybridAlpha=1.0), every, 5)
     assert sparse_only == [] and next(h.text for h in dense_only) == "violinist"
-
-
-def test_hybridAlpha_efSearch_and_fusion_act_on_dense_passage_entry() -> None:
-    embedder = HashingEmbedder()
-    texts = ["Kreisler was a violinist.", *(f"Mill {i} makes paper in Lisbon." for i in range(39))]
-    passages = DensePassages()
-    for slot, vector in enumerate(embedder.embed_passages(texts)):
-        passages.set(slot, vector, f"c{slot}")
-    keys = [f"k{slot:02d}" for slot in range(len(texts))]
-    every = np.ones(len(texts), dtype=bool)
-    vector = embedder.embed_queries(["violinists"])[0]
-    # BM25 (say on "Lisbon") found the mills only; "violinists" reaches Kreisler by trigrams.
-    mills = np.arange(1, 40, dtype=np.int32)
-    sparse = SparseHits(mills, 1.0 + mills / 100)
-    nothing = SparseHits(np.zeros(0, np.int32), np.zeros(0, np.float64))
-
-    def fused(hits: SparseHits, genome: Genome) -> dict[int, float]:
-        found = fused_passages(hits, passages, vector, every, genome, keys)
-        return dict(zip(found.slots.tolist(), found.scores.tolist(), strict=True))
-
-    def top(genome: Genome) -> int:
-        scores = fused(sparse, genome)
-        return max(scores, key=lambda i: (scores[i], -i))
-
-    assert fused(sparse, Genome(hybridAlpha=0.0)) == dict(
-        zip(mills.tolist(), (1.0 + mills / 100).tolist(), strict=True)
-    )
-    assert top(Genome(hybridAlpha=0.0)) == 39 and top(Genome(hybridAlpha=1.0)) == 0
-    # efSearch bounds how many passages the dense half hands to the fusion.
-    narrow = fused(nothing, Genome(hybridAlpha=1.0, efSearch=16))
-    wide = fused(nothing, Genome(hybridAlpha=1.0, efSearch=64))
-    assert len(narrow) == 16 and len(wide) == 32
-    # RRF sees ranks only: a mill ranked on both sides beats Kreisler, first on one;
-    # linear fusion keeps Kreisler's wide dense margin over the mills.
-    assert top(Genome(hybridAlpha=0.7)) != 0
-    assert top(Genome(hybridAlpha=0.7, fusion=Fusion.LINEAR)) == 0
-    # A passage the view does not admit never enters, however near.
-    hidden = every.copy()
-    hidden[0] = False
-    found = fused_passages(sparse, passages, vector, hidden, Genome(hybridAlpha=1.0), keys)
-    assert 0 not in found.slots.tolist()
 
 
 def test_fusion_methods_order_cues_differently() -> None:

@@ -134,11 +134,7 @@ def _print(runs: list, engine: str, version: str, path: Path) -> None:
     out.print(cost)
     kinds = sorted({r.kind for r in runs[0].results if r.kind})
     if kinds:
-        per_kind = Table(title="in-context accuracy by question kind (%)")
-        per_kind.add_column("kind", no_wrap=True)
-        per_kind.add_column("n", justify="right")
-        for run in runs:
-            per_kind.add_column(run.name, justify="right", no_wrap=True)
+        per_kind = _kind_table("in-context accuracy by question kind (%)", runs)
         for kind in kinds:
             cells = []
             for run in runs:
@@ -151,13 +147,19 @@ def _print(runs: list, engine: str, version: str, path: Path) -> None:
     say("mragent p50 per stage: " + ", ".join(f"{k} {v:.2f} ms" for k, v in stages.items()))
 
 
-def _recall_by_kind(runs: list, kinds: list[str]) -> Table:
-    """Support recall R@2 / R@5 / R@10 of each system, per question kind (hop count)."""
-    table = Table(title="support recall R@2 / R@5 / R@10 by question kind (%)")
+def _kind_table(title: str, runs: list) -> Table:
+    """A per-kind table: the kind, its question count, then one column per system."""
+    table = Table(title=title)
     table.add_column("kind", no_wrap=True)
     table.add_column("n", justify="right")
     for run in runs:
         table.add_column(run.name, justify="right", no_wrap=True)
+    return table
+
+
+def _recall_by_kind(runs: list, kinds: list[str]) -> Table:
+    """Support recall R@2 / R@5 / R@10 of each system, per question kind (hop count)."""
+    table = _kind_table("support recall R@2 / R@5 / R@10 by question kind (%)", runs)
     for kind in kinds:
         cells, n = [], 0
         for run in runs:

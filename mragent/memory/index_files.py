@@ -4,7 +4,7 @@ Layout: ``<dir>/<uid>/<scopes>/<version>/`` (``dir``: ``$MRAGENT_INDEX_DIR``,
 else ``index`` under the mragent home; ``scopes``: a digest of the scopes
 indexed), holding ``meta.json`` (format, namespace, scopes, uid, version,
 embedder identity), ``cues.npz`` and ``contents.npz`` (slot
-tables, BM25 postings and vocabulary, view state, passage vectors) and ``hnsw.bin`` (hnswlib's
+tables, BM25 postings and vocabulary, view state) and ``hnsw.bin`` (hnswlib's
 own file). No content's text is stored: titles and cue texts (the indexes'
 keys) and term postings only. A copy is written into a temporary directory and
 renamed into place, so a reader only ever sees a whole one; older copies of the
@@ -35,12 +35,11 @@ import numpy as np
 from mragent.core.embedding import EmbedderIdentity
 from mragent.core.paths import default_home
 from mragent.core.retrieval.cue_search import CueIndex
-from mragent.core.retrieval.passage_entry import DensePassages
 from mragent.core.retrieval.passages import PassageIndex
 from mragent.core.retrieval.sparse_index import SparseIndex
 from mragent.memory.live_index import LiveIndex
 
-FORMAT = 2  # 2: contents.npz holds the passage vectors
+FORMAT = 1
 SAVE_AFTER = 500  # rows applied since the last copy that make a new one worth writing
 
 
@@ -137,7 +136,6 @@ def _write(index: LiveIndex, where: Path) -> None:
         "scopes": np.array(passages.scopes, dtype=str),
         **_prefixed("column", passages.columns.arrays(len(passages.ids))),
         **_prefixed("sparse", passages.sparse.to_arrays()),
-        **_prefixed("dense", passages.dense.to_arrays(len(passages.ids))),
     }
     _private(where / "cues.npz", lambda f: np.savez(f, **cue_arrays))  # type: ignore[arg-type]
     _private(where / "contents.npz", lambda f: np.savez(f, **content_arrays))  # type: ignore[arg-type]
@@ -188,7 +186,6 @@ def _read(
         [passages.scope_names.index(s) for s in passages.scopes], np.int16
     )
     passages.sparse = SparseIndex.from_arrays(_unprefixed("sparse", content_data))
-    passages.dense = DensePassages.from_arrays(_unprefixed("dense", content_data))
     logs = json.loads((where / "logs.json").read_text(encoding="utf-8"))
     passages.logs = {int(slot): (entry[0], entry[1]) for slot, entry in logs.items()}
     return LiveIndex(ns, scopes, identity, cues, passages, uid, int(meta["version"]))

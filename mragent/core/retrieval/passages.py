@@ -13,10 +13,8 @@ relevance for :func:`~mragent.core.retrieval.blend.blend`.
 
 :class:`PassageIndex` follows a namespace's change feed: it holds, per content,
 its id, key, title, scope and the state the read view depends on (forgotten,
-record times, trust and its log), BM25 postings of its title and text, never
-the text itself, and its passage vector
-(:class:`~mragent.core.retrieval.passage_entry.DensePassages`).
-:meth:`PassageIndex.admitted` mirrors the view predicate
+record times, trust and its log), and BM25 postings of its title and text, never
+the text itself. :meth:`PassageIndex.admitted` mirrors the view predicate
 (``cypher/fragments/visible.cypher``) only to fix the population a question is
 scored against and to propose seeds; whether a seed may enter, and every text
 handed to synthesis, is the database's answer in the traversal's round trip.
@@ -31,9 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from mragent.core.genome import Genome
 from mragent.core.retrieval.cue_search import CueHit, CueIndex, top_positions
-from mragent.core.retrieval.passage_entry import DensePassages, fused_passages
 from mragent.core.retrieval.sparse_index import SparseHits, SparseIndex
 from mragent.core.text import content_words
 from mragent.core.view import ReadView
@@ -57,7 +53,6 @@ class PassageIndex:
         self.scope_names: list[str] = []
         self.columns = _Columns()
         self.sparse = SparseIndex()
-        self.dense = DensePassages()
 
     def __len__(self) -> int:
         return int(np.count_nonzero(self.columns.live))
@@ -66,8 +61,7 @@ class PassageIndex:
         """Add new contents and update the view state of known ones.
 
         Args:
-            rows: ``index_contents`` rows (``forgotten`` contents leave the index; an
-                ``embedding`` is the content's passage vector).
+            rows: ``index_contents`` rows (``forgotten`` contents leave the index).
 
         Returns:
             How many rows were applied.
@@ -79,13 +73,10 @@ class PassageIndex:
                 if slot is not None and self.columns.live[slot]:
                     self.columns.live[slot] = False
                     self.sparse.remove(slot)
-                    self.dense.clear(slot)
             else:
                 if slot is None:
                     slot = self._new_slot(row)
                 self._set_state(slot, row)
-                if row.get("embedding"):  # written before contents carried one: BM25 only
-                    self.dense.set(slot, row["embedding"], row["id"])
             applied += 1
         return applied
 
@@ -151,18 +142,10 @@ class PassageIndex:
         """The question's one BM25 scoring of the admitted contents."""
         return Scored(self, self.sparse.scores(content_words(question), mask))
 
-    def entry(self, question: str, vector: np.ndarray, mask: np.ndarray, genome: Genome) -> Scored:
-        """The question's passage scores: its BM25 scoring fused with the nearest
-        passage vectors by the genome's fusion and hybridAlpha (efSearch bounds the
-        dense candidates)."""
-        sparse = self.sparse.scores(content_words(question), mask)
-        return Scored(self, fused_passages(sparse, self.dense, vector, mask, genome, self.keys))
-
 
 @dataclass(frozen=True)
 class Scored:
-    """One question's passage scores (BM25, or BM25 fused with the dense passage hits):
-    seeds and relevance come from it."""
+    """One question's BM25 scores over the contents: seeds and relevance come from it."""
 
     index: PassageIndex
     hits: SparseHits
