@@ -249,7 +249,7 @@ def native(db: str | None, rounds: int) -> dict[str, Any]:
         overlap, ours_ms, theirs_ms = [], [], []
         for _ in range(rounds):
             for q in corpus.questions:
-                vector = memory.embedder.embed([q.question])[0]
+                vector = memory.embedder.embed_queries([q.question])[0]
                 started = time.perf_counter()
                 ours = cues.dense(vector, ef, mask)
                 ours_ms.append((time.perf_counter() - started) * 1000)

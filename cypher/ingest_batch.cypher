@@ -17,6 +17,8 @@
 // (and every version superseded) is stamped with it (v).
 // FOREACH rather than UNWIND: an empty list must not end the statement early.
 // Every tag, cue and content an edge names is in the same batch's node lists.
+// A content gets its passage embedding with its text; one created earlier without
+// one (an imported version, written whole by memory_restore) gets it here.
 {{> bump space}}
 WITH space, space.version AS v
 FOREACH (rec IN $contents |
@@ -27,7 +29,8 @@ FOREACH (rec IN $contents |
     m.valid_from = rec.valid_from, m.valid_to = rec.valid_to,
     m.given_tags = rec.given_tags, m.given_cues = rec.given_cues,
     m.trust_at = [rec.recorded_at], m.trust_log = [rec.trust], m.trust_since = rec.recorded_at,
-    m.seal = rec.seal, m.v = v)
+    m.seal = rec.seal, m.v = v
+  SET m.embedding = coalesce(m.embedding, {{> vector rec.embedding}}))
 FOREACH (rec IN $tags |
   MERGE (t:Tag {ns: $ns, scope: $scope, name: rec.name})
   ON CREATE SET t.id = rec.id)

@@ -2,8 +2,9 @@
 // params: ns, scopes, lineage, at
 // returns: id, hash, version
 // Only tombstones are purged; the hash stays so identical text remains refused.
-// The title, source and given tags and cues (words of the text) are overwritten
-// with empty values rather than removed: FalkorDB 4.16 removes the wrong properties when one
+// The title, source, given tags and cues (words of the text) and the passage
+// embedding (a function of the text) are overwritten with empty values rather than
+// removed: FalkorDB 4.16 removes the wrong properties when one
 // statement removes two or more of a node's properties (then the tombstone's own
 // forgotten_at could go), while one removal among updates is safe.
 // The namespace records the version of its last purge (purged_v): every index file a
@@ -15,5 +16,5 @@ MATCH (m:Content)
 WHERE m.lineage = $lineage AND m.ns = $ns AND m.scope IN $scopes
   AND m.forgotten_at IS NOT NULL
 SET m.purged_at = coalesce(m.purged_at, $at), m.title = '', m.source = '',
-    m.given_tags = [], m.given_cues = [], m.text = null, m.v = space.version
+    m.given_tags = [], m.given_cues = [], m.embedding = [], m.text = null, m.v = space.version
 RETURN m.id AS id, m.hash AS hash, space.version AS version

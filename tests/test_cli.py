@@ -63,7 +63,15 @@ def test_ingest_then_bench(corpus_file: Path, falkordb_url: str, tmp_path: Path)
     assert bench.exit_code == 0, bench.output
     report = json.loads(out.read_text())
     names = [s["name"] for s in report["systems"]]
-    assert names == ["mragent", "mragent default", "flat bm25", "flat dense"]
+    assert names == [
+        "mragent",
+        "mragent default",
+        "flat bm25 (okapi)",
+        "flat bm25 (lucene, bm25s)",
+        "flat dense (hashing)",
+        "flat hybrid (hashing)",
+    ]
+    assert report["embedder"] == "hashing:word+char3-blake2:256:norm"
     assert report["genome"]["traversalDepth"] == 3
     assert report["systems"][0]["summary"]["questions"] == 1
     # Flat baselines have no answer step: EM/F1 are absent, not zero.

@@ -173,7 +173,7 @@ def test_namespaces_are_isolated(store: GraphStore, ns: str) -> None:
 def test_native_vector_index_answers(store: GraphStore, ns: str) -> None:
     ingest(store, parse_corpus(CHAIN), ns)
     memory = Memory(store, ns)
-    vector = memory.embedder.embed(["Jane Roe"])[0]
+    vector = memory.embedder.embed_queries(["Jane Roe"])[0]
     cues = memory.index.cues
     hits = cues.native_dense(store, ns, ("shared",), vector, cues.admitted(("shared",)), k=2)
     top = max(hits, key=hits.get)
@@ -194,9 +194,9 @@ class _CountingEmbedder(HashingEmbedder):
         super().__init__()
         self.texts: list[str] = []
 
-    def embed(self, texts: list[str]) -> np.ndarray:
+    def embed_passages(self, texts: list[str]) -> np.ndarray:
         self.texts.extend(texts)
-        return super().embed(texts)
+        return super().embed_passages(texts)
 
 
 def test_batches_embed_each_cue_once_and_every_cue_keeps_its_embedding(
@@ -212,8 +212,11 @@ def test_batches_embed_each_cue_once_and_every_cue_keeps_its_embedding(
         store.run("delete_namespace", {"ns": whole})
     feed = {"ns": ns, "scopes": ["shared"], "since": -1, "after": "", "limit": 10_000}
     cues = store.run("index_cues", feed)
-    # CHAIN's contents share tags: a cue met again in a later batch is not embedded again.
-    assert sorted(counting.texts) == sorted(cue["text"] for cue in cues)
+    # CHAIN's contents share tags: a cue met again in a later batch is not embedded again
+    # (each content is embedded once too, as a passage).
+    texts = {cue["text"] for cue in cues}
+    assert sorted(t for t in counting.texts if t in texts) == sorted(texts)
+    assert len(counting.texts) == len(cues) + len(CHAIN["contents"])
     assert all(len(cue["embedding"]) == 256 for cue in cues)
 
 

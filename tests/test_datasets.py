@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pytest
 
+from mragent.apps.baselines import LuceneBM25
 from mragent.apps.datasets import (
     dataset_namespace,
     load_dataset,
@@ -157,6 +159,29 @@ def test_plain_bm25_keeps_stop_words_and_floors_idf() -> None:
     assert plain.top("the cat", 1)[0][0] == 0
 
 
+def test_lucene_bm25_scores_by_lucenes_idf_and_saturation() -> None:
+    docs = ["the cat sat on the mat", "the dog ran", "the end", "a bird sat"]
+    k1, b, lengths = 1.5, 0.75, [6, 3, 2, 3]
+    avg = sum(lengths) / len(lengths)
+
+    def idf(df: int) -> float:
+        return math.log(1 + (4 - df + 0.5) / (df + 0.5))
+
+    def tf(count: int, doc: int) -> float:
+        return count / (count + k1 * (1 - b + b * lengths[doc] / avg))
+
+    expected = {
+        0: idf(3) * tf(2, 0) + idf(1) * tf(1, 0) + idf(2) * tf(1, 0),
+        3: idf(2) * tf(1, 3),
+        2: idf(3) * tf(1, 2),
+        1: idf(3) * tf(1, 1),
+    }
+    got = LuceneBM25(docs).top("the cat sat", 4)
+    assert [i for i, _ in got] == [0, 3, 2, 1]
+    assert dict(got) == pytest.approx(expected, rel=1e-5)
+    assert LuceneBM25(docs).top("zebra", 4) == [] and LuceneBM25(docs).top("", 4) == []
+
+
 def test_bench_reads_a_dataset_and_reports_recall(falkordb_url: str, tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
@@ -171,9 +196,16 @@ def test_bench_reads_a_dataset_and_reports_recall(falkordb_url: str, tmp_path: P
     assert result.exit_code == 0, result.output
     report = json.loads(out.read_text(encoding="utf-8"))
     systems = {s["name"]: s for s in report["systems"]}
-    assert set(systems) == {"mragent", "flat bm25", "flat dense"}
+    assert set(systems) == {
+        "mragent",
+        "flat bm25 (okapi)",
+        "flat bm25 (lucene, bm25s)",
+        "flat dense (hashing)",
+        "flat hybrid (hashing)",
+    }
     # Two passages per question are gold; with five contents, recall@10 is complete.
-    assert systems["flat bm25"]["summary"]["recall"]["10"] == 1.0
+    assert systems["flat bm25 (okapi)"]["summary"]["recall"]["10"] == 1.0
     assert systems["mragent"]["summary"]["recall"]["10"] == 1.0
+    assert "support recall R@2 / R@5 / R@10 by question kind" in " ".join(result.output.split())
     bad = CliRunner().invoke(app, ["bench", "--dataset", "musique", "--db", falkordb_url])
     assert bad.exit_code == 2 and "needs --path" in bad.output

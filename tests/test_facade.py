@@ -44,7 +44,7 @@ def test_results_are_typed_with_ids_scores_trust_and_provenance(
             written.id, FACT, "accepted", "human:ana", "ops wiki",
         )  # fmt: skip
         assert item.score > 0 and item.lineage == written.id and item.recorded_at is not None
-        assert set(found.timings_ms) == {"cue_search", "traversal", "synthesis"}
+        assert set(found.timings_ms) == {"embed", "cue_search", "traversal", "synthesis"}
         assert found.model_dump()["context"][0]["id"] == written.id  # serialisable as is
         trace = memory.explain(QUESTION)
         assert trace["answer"]["text"] == "Oslo"

@@ -131,8 +131,8 @@ def memory_work(ef: int) -> int:
 def test_hybridAlpha_moves_between_sparse_and_dense() -> None:
     embedder = HashingEmbedder()
     texts = ["violinist", "renowned"]
-    index = _cue_index(texts, embedder.embed(texts))
-    vector, every = embedder.embed(["violinists"])[0], index.admitted(("shared",))
+    index = _cue_index(texts, embedder.embed_passages(texts))
+    vector, every = embedder.embed_queries(["violinists"])[0], index.admitted(("shared",))
     # "violinists" shares no word with any cue, only character trigrams with "violinist".
     sparse_only = index.search("violinists", vector, Genome(hybridAlpha=0.0), every, 5)
     dense_only = index.search("violinists", vector, Genome(hybridAlpha=1.0), every, 5)

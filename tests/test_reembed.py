@@ -33,6 +33,7 @@ from mragent.core.embedding import (
     HashingEmbedder,
     default_embedder,
     embedder_from_spec,
+    passage_text,
 )
 from mragent.core.errors import ConfigError, EmbeddingMismatch, MigrationInProgress, MragentError
 from mragent.core.retrieval.cue_search import CueIndex
@@ -78,9 +79,10 @@ class ReversedEmbedder(HashingEmbedder):
     def __init__(self) -> None:
         super().__init__(256)
         self.identity = EmbedderIdentity("test", "reversed-hashing", 256, True)
+        self.spec = "test:reversed"  # not a spec mragent can build: tests pass it in
 
-    def embed(self, texts: list[str]) -> np.ndarray:
-        return np.ascontiguousarray(super().embed(texts)[:, ::-1])
+    def _embed(self, texts: list[str]) -> np.ndarray:
+        return np.ascontiguousarray(super()._embed(texts)[:, ::-1])
 
 
 class Stop(Exception):
@@ -109,16 +111,28 @@ def cues(store: GraphStore, ns: str, scope: str) -> list[dict]:
     return store.run("index_cues", params)
 
 
+CONTENT_VECTORS = (
+    "MATCH (m:Content) WHERE m.ns = $ns AND m.forgotten_at IS NULL "
+    "RETURN m.title AS title, m.text AS text, m.embedding AS embedding ORDER BY m.key"
+)
+
+
 def assert_space(store: GraphStore, ns: str, embedder: Embedder) -> None:
-    """Every cue of every scope holds exactly the vector ``embedder`` gives its text."""
+    """Every cue of every scope, and every live content, holds exactly the vector
+    ``embedder`` gives its text (a content's: its passage text)."""
     dim = embedder.identity.dimension
     for scope in SCOPES:
         rows = cues(store, ns, scope)
         assert rows, scope
         assert {len(row["embedding"]) for row in rows} == {dim}, scope
         stored = np.array([row["embedding"] for row in rows], dtype=np.float32)
-        expected = embedder.embed([row["text"] for row in rows])
+        expected = embedder.embed_passages([row["text"] for row in rows])
         np.testing.assert_allclose(stored, expected, atol=1e-6)
+    contents = store._execute("content_vectors", CONTENT_VECTORS, {"ns": ns})
+    assert contents
+    stored = np.array([row["embedding"] for row in contents], dtype=np.float32)
+    texts = [passage_text(row["title"], row["text"]) for row in contents]
+    np.testing.assert_allclose(stored, embedder.embed_passages(texts), atol=1e-6)
 
 
 def assert_native_search(store: GraphStore, ns: str, embedder: Embedder) -> None:
@@ -128,7 +142,7 @@ def assert_native_search(store: GraphStore, ns: str, embedder: Embedder) -> None
         index.add(
             {**row, "embedding": np.asarray(row["embedding"])} for row in cues(store, ns, scope)
         )
-        vector = embedder.embed([text])[0]
+        vector = embedder.embed_queries([text])[0]
         hits = index.native_dense(store, ns, (scope,), vector, index.admitted((scope,)), k=3)
         assert hits, f"no native hits in scope {scope}"
         top = max(hits, key=hits.__getitem__)
@@ -188,18 +202,20 @@ def test_reembed_moves_every_scope_and_restamps(
     assert (report.before, report.after) == (DEFAULT_TEXT, new.identity.as_text())
     assert report.changed and not report.resumed and not report.index_rebuilt
     assert report.cues == report.total == total
-    assert report.batches == len(seen) == math.ceil(total / 4)
-    assert seen[-1] == (total, total)
+    contents = len(CHAIN["contents"]) + len(TEAM_B["contents"])
+    assert report.contents == report.content_total == contents
+    assert report.batches == len(seen) == math.ceil(total / 4) + math.ceil(contents / 4)
+    assert seen[-1] == (total + contents, total + contents)
     assert migration_state(store, ns) == MigrationState(new.identity.as_text(), None, "")
     fence(store, ns, new)
     assert_space(store, ns, new)
     assert_native_search(store, ns, new)
     # The old embedder is now the stranger: writes and reads with it are refused.
     with pytest.raises(EmbeddingMismatch) as err:
-        ingest(store, parse_corpus(CHAIN), ns)
+        ingest(store, parse_corpus(CHAIN), ns, embedder=default_embedder())
     assert new.identity.as_text() in str(err.value) and DEFAULT_TEXT in str(err.value)
-    with pytest.raises(EmbeddingMismatch):
-        Memory(store, ns)
+    with pytest.raises(EmbeddingMismatch, match="refusing a read"):
+        Memory(store, ns, embedder=default_embedder())
     Memory(store, ns, embedder=new)  # the new one reads
 
 
@@ -224,6 +240,41 @@ def test_an_interrupted_migration_is_fenced_then_resumed(store: GraphStore, ns: 
     fence(store, ns, new)
     assert_space(store, ns, new)
     assert_native_search(store, ns, new)
+
+
+def test_a_migration_interrupted_among_the_contents_resumes_there(
+    store: GraphStore, ns: str
+) -> None:
+    total = fill(store, ns)
+    contents = len(CHAIN["contents"]) + len(TEAM_B["contents"])
+    new = ReversedEmbedder()
+
+    def stop_in_the_contents(done: int, _: int) -> None:
+        if done > total:  # every cue and a first page of contents committed
+            raise Stop(str(done))
+
+    with pytest.raises(Stop):
+        reembed(store, ns, new, **as_admin(), progress=stop_in_the_contents, batch_size=3)
+    state = migration_state(store, ns)
+    assert state is not None and state.cursor.startswith("content:")
+    report = reembed(store, ns, new, **as_admin(), batch_size=3)
+    assert report.resumed
+    assert (report.cues, report.contents) == (0, contents - 3)
+    assert report.content_total == contents
+    assert_space(store, ns, new)
+
+
+def test_reembed_to_the_stamped_embedder_embeds_contents_written_without_a_vector(
+    store: GraphStore, ns: str
+) -> None:
+    fill(store, ns)
+    drop = "MATCH (m:Content) WHERE m.ns = $ns AND m.key = 'acme' REMOVE m.embedding RETURN 1"
+    store._execute("drop_vector", drop, {"ns": ns})  # as an older mragent wrote it
+    report = reembed(store, ns, default_embedder(), **as_admin())
+    assert report.changed and report.before == report.after == DEFAULT_TEXT
+    assert_space(store, ns, default_embedder())
+    again = reembed(store, ns, default_embedder(), **as_admin())
+    assert not again.changed
 
 
 def test_another_target_restarts_an_interrupted_migration(store: GraphStore, ns: str) -> None:
@@ -348,8 +399,11 @@ def test_a_dimension_change_rebuilds_the_vector_index(lone_store: GraphStore) ->
         assert_space(store, ns, new)
         assert_native_search(store, ns, new)
         with pytest.raises(EmbeddingMismatch) as err:
-            ingest(store, parse_corpus(CHAIN), ns)
+            ingest(store, parse_corpus(CHAIN), ns, embedder=default_embedder())
         assert new.identity.as_text() in str(err.value) and DEFAULT_TEXT in str(err.value)
+        # Naming none, a write uses the stamped embedder (the restamped spec: hashing:128).
+        ingest(store, parse_corpus(CHAIN), ns)
+        assert_space(store, ns, new)
 
         # And back: the index is rebuilt for 256 dimensions again.
         back = reembed(store, ns, default_embedder(), **as_admin())

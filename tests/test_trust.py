@@ -279,7 +279,7 @@ def test_scope_a_never_sees_scope_b(memories: Memories, store: GraphStore, ns: s
         cues = memory.index.cues
         assert not a_cues & set(cues.ids)
         assert all(row["text"] != TARGET for row in memory.snapshot())
-        vector = memory.embedder.embed([QUESTION])[0]
+        vector = memory.embedder.embed_queries([QUESTION])[0]
         mask = cues.admitted(view.scopes)
         native = cues.native_dense(store, ns, view.scopes, vector, mask, k=50)
         assert not a_cues & set(native)

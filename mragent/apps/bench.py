@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mragent.apps.baselines import FlatRetriever
+from mragent.apps.baselines import FLAT_METHODS, FlatRetriever, flat_label, stored_vectors
 from mragent.apps.evaluate import (
     QuestionResult,
     ScoreBase,
@@ -19,19 +19,30 @@ from mragent.apps.evaluate import (
 )
 from mragent.apps.negative_report import NegativeReport
 from mragent.core.corpus import Corpus
+from mragent.core.embedding import Embedder
 from mragent.core.genome import PRESETS, Genome
 from mragent.core.store.base import GraphStore
 from mragent.memory.audit import AuditLog
 from mragent.memory.ingest import ingest, namespace_stats
 from mragent.memory.principal import BENCH
 from mragent.memory.reader import Memory
+from mragent.memory.space import space_embedder
 
 
-def ensure_ingested(store: GraphStore, corpus: Corpus, ns: str) -> bool:
-    """Ingest ``corpus`` into ``ns`` unless it already holds contents."""
+def ensure_ingested(
+    store: GraphStore, corpus: Corpus, ns: str, embedder: Embedder | None = None
+) -> bool:
+    """Ingest ``corpus`` into ``ns`` with ``embedder`` unless it already holds contents.
+
+    Raises:
+        EmbeddingMismatch: when ``ns`` holds contents written with another embedder.
+    """
     if namespace_stats(store, ns).get("contents", 0) > 0:
+        if embedder is not None:
+            rows = store.run("get_space", {"ns": ns})
+            space_embedder(ns, rows[0] if rows else None, embedder, "read")
         return False
-    ingest(store, corpus, ns, principal=BENCH, audit=AuditLog())
+    ingest(store, corpus, ns, principal=BENCH, audit=AuditLog(), embedder=embedder)
     return True
 
 
@@ -51,9 +62,14 @@ def run_bench(
     ns: str,
     genome: Genome,
     progress: Callable[[int], None] | None = None,
+    embedder: Embedder | None = None,
 ) -> list[SystemRun]:
-    """Run the genome, the default genome (score base) and the flat baselines."""
-    memory = Memory(store, ns)
+    """Run the genome, the default genome (score base) and the flat baselines.
+
+    ``embedder``: default the namespace's; the flat dense and hybrid baselines use
+    the same one.
+    """
+    memory = Memory(store, ns, embedder=embedder)
     questions = corpus.questions
     runs = []
     evolved = run_questions(memory, questions, genome, progress)
@@ -88,12 +104,14 @@ def run_bench(
             )
         )
     contents = memory.snapshot()
-    for method in ("bm25", "dense"):
-        flat = FlatRetriever(contents, method, memory.embedder)
+    # The passage vectors the namespace already holds (a model embeds them once).
+    vectors = stored_vectors(contents, memory.identity.dimension)
+    for method in FLAT_METHODS:
+        flat = FlatRetriever(contents, method, memory.embedder, vectors)
         results = flat.run(questions, genome.maxContent)
         if progress:
             progress(len(questions))
-        runs.append(SystemRun(f"flat {method}", summarise(results), results))
+        runs.append(SystemRun(flat_label(method, memory.embedder), summarise(results), results))
     return runs
 
 
@@ -106,10 +124,13 @@ def bench_report(
     corpus: str,
     ns: str,
     negative: NegativeReport | None = None,
+    embedder: str | None = None,
 ) -> dict[str, Any]:
-    """The JSON document ``--json`` writes (``negative``: the negative evaluation, if run)."""
+    """The JSON document ``--json`` writes (``negative``: the negative evaluation, if
+    run; ``embedder``: the identity of the namespace's embedder)."""
     report = {
         "genome": genome.to_json_dict(),
+        "embedder": embedder,
         "engine": engine,
         "engine_version": version,
         "corpus": corpus,

@@ -1,9 +1,10 @@
-"""Re-embedding: move every cue of a namespace into another embedder's space.
+"""Re-embedding: move every cue and content of a namespace into another embedder's space.
 
 A namespace is stamped with the identity of the embedder that wrote it, and a
 write with any other identity is refused (:func:`mragent.core.embedding.check_identity`).
 :func:`reembed` is the one sanctioned way to change it. It is namespace-wide:
-every cue of every scope gets a new vector.
+every cue and every live content (its passage embedding) of every scope gets a
+new vector; a tombstone keeps none.
 
 The migration survives a crash at any point:
 
@@ -13,14 +14,16 @@ The migration survives a crash at any point:
    through :func:`mragent.memory.space.check_space`, which refuses a namespace
    whose settings (``get_space``) name a ``migrating_to``, since its cues are in
    two spaces at once.
-2. Cues are read page by page, ordered by id (``reembed_page``), embedded, and
-   written back in batches (``reembed_write``). Each batch stores its vectors,
-   marks every rewritten cue with the target identity (``Cue.embedder``) and
+2. Cues, then contents, are read page by page, ordered by id (``reembed_page``,
+   ``reembed_content_page``), embedded, and written back in batches
+   (``reembed_write``, ``reembed_content_write``). Each batch stores its vectors,
+   marks every rewritten node with the target identity (``embedder``) and
    advances ``migration_cursor`` on the ``MemorySpace`` in one statement, so a
-   batch and its cursor commit together on every engine.
-3. A final sweep from the start finds any cue still not embedded by the target
+   batch and its cursor commit together on every engine (the cursor of the
+   content pass is ``content:<id>``).
+3. A final sweep from the start finds any node still not embedded by the target
    (one written while the namespace was migrating, despite the fence) and
-   rewrites it, so no cue is left in the old space.
+   rewrites it, so nothing is left in the old space.
 4. If the dimension changes, the native vector index (one per database, shared
    by every namespace) is dropped before the first batch and recreated for the
    new dimension after the last; the run waits until it answers.
@@ -37,9 +40,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
-
-import numpy as np
 
 from mragent.apps.reembed_index import (
     await_vector_index,
@@ -48,8 +48,16 @@ from mragent.apps.reembed_index import (
     rebuild_vector_index,
     refuse_other_dimensions,
 )
+from mragent.apps.reembed_pages import (
+    CONTENT_CURSOR,
+    CONTENTS,
+    CUES,
+    Rewritten,
+    check_still_migrating,
+    count_nodes,
+)
 from mragent.core.corpus import validate_namespace
-from mragent.core.embedding import Embedder, EmbedderIdentity
+from mragent.core.embedding import Embedder
 from mragent.core.errors import MragentError, WriteRefused
 from mragent.core.store.base import GraphStore
 from mragent.memory.audit import AuditLog
@@ -57,7 +65,6 @@ from mragent.memory.audited import audited
 from mragent.memory.principal import Principal
 
 BATCH_SIZE = 500
-MAX_SWEEPS = 3  # final sweeps that may still find missed cues before giving up
 
 
 @dataclass(frozen=True)
@@ -92,6 +99,8 @@ class ReembedReport:
         changed: False when the namespace already used the target (nothing written).
         cues: Cue vectors this run rewrote.
         total: Cues in the namespace.
+        contents: Passage vectors (contents) this run rewrote.
+        content_total: Live contents in the namespace.
         batches: Write statements this run made.
         resumed: True when the run finished an interrupted migration to the same target.
         restarted_from: Target of an interrupted migration this run replaced, if any.
@@ -105,6 +114,8 @@ class ReembedReport:
     changed: bool
     cues: int
     total: int
+    contents: int
+    content_total: int
     batches: int
     resumed: bool
     restarted_from: str | None
@@ -144,7 +155,7 @@ def reembed(
         )
     state = migration_state(store, ns)
     target = new_embedder.identity.as_text()
-    if state is not None and state.embedder == target and state.migrating_to is None:
+    if state is not None and _unchanged(store, ns, state, target):
         return migrate(store, ns, new_embedder, principal=str(principal), batch_size=batch_size)
     source = state.embedder if state else None
     detail = {"from": source, "to": target}
@@ -171,8 +182,9 @@ def migrate(
     """Migrate every cue of namespace ``ns`` (every scope) to ``new_embedder``.
 
     Resumes an interrupted migration to the same embedder; restarts one that
-    was heading to another. A namespace already stamped with the target and not
-    migrating is left as it is (``changed`` is False).
+    was heading to another. A namespace already stamped with the target, not
+    migrating and with every live content embedded is left as it is (``changed``
+    is False); one whose contents predate passage embeddings is rewritten.
 
     Args:
         store: An open store.
@@ -180,8 +192,8 @@ def migrate(
         new_embedder: The embedder whose vectors replace the current ones.
         principal: Who asks for it; carried into the report for the audit log.
         progress: Called as ``progress(done, total)`` after each committed batch
-            (cues). An exception it raises stops the run, leaving the namespace
-            marked as migrating; a re-run resumes.
+            (cues and contents). An exception it raises stops the run, leaving
+            the namespace marked as migrating; a re-run resumes.
         batch_size: Cues per page and per write statement.
 
     Raises:
@@ -200,11 +212,30 @@ def migrate(
     if state is None or state.embedder is None:
         raise MragentError(f"namespace {ns!r} holds no memories: nothing to re-embed")
     source_text = state.embedder
-    if state.migrating_to is None and source_text == target_text:
-        return _unchanged(store, ns, principal, target_text)
+    if _unchanged(store, ns, state, target_text):
+        found = count_nodes(store, ns, target_text)
+        return ReembedReport(
+            ns,
+            principal,
+            target_text,
+            target_text,
+            False,
+            0,
+            found["cues"],
+            0,
+            found["contents"],
+            0,
+            False,
+            None,
+            False,
+        )
 
-    start = _begin(store, ns, state, source_text, target)
-    run = _rewrite_cues(store, ns, new_embedder, start.cursor, batch_size, progress)
+    start = _begin(store, ns, state, source_text, new_embedder)
+    run = Rewritten(store, ns, new_embedder, batch_size, progress)
+    content_phase = start.cursor.startswith(CONTENT_CURSOR)
+    # In the content pass already: the cue pass only sweeps for stragglers from ''.
+    run.rewrite(CUES, "" if content_phase else start.cursor)
+    run.rewrite(CONTENTS, start.cursor.removeprefix(CONTENT_CURSOR) if content_phase else "")
     _finish(store, ns, new_embedder, start.rebuild)
     return ReembedReport(
         ns,
@@ -212,8 +243,10 @@ def migrate(
         source_text,
         target_text,
         True,
-        run.written,
-        max(run.total, run.done),
+        run.written["cues"],
+        run.totals["cues"],
+        run.written["contents"],
+        run.totals["contents"],
         run.batches,
         start.resumed,
         start.restarted_from,
@@ -221,10 +254,11 @@ def migrate(
     )
 
 
-def _unchanged(store: GraphStore, ns: str, principal: str, stamp: str) -> ReembedReport:
-    """The report of a run that finds ``ns`` on the target already: nothing written."""
-    total = int(store.run("reembed_count", {"ns": ns, "target": stamp})[0]["cues"])
-    return ReembedReport(ns, principal, stamp, stamp, False, 0, total, 0, False, None, False)
+def _unchanged(store: GraphStore, ns: str, state: MigrationState, target: str) -> bool:
+    """Whether ``ns`` is on ``target`` already, every live content with its vector."""
+    if state.migrating_to is not None or state.embedder != target:
+        return False
+    return count_nodes(store, ns, target)["unembedded"] == 0
 
 
 @dataclass(frozen=True)
@@ -242,7 +276,7 @@ def _begin(
     ns: str,
     state: MigrationState,
     source_text: str,
-    target: EmbedderIdentity,
+    embedder: Embedder,
 ) -> _Start:
     """Mark the namespace as migrating (unless resuming) and drop an index of another size.
 
@@ -251,6 +285,7 @@ def _begin(
             needs another dimension.
         MragentError: when the namespace changed meanwhile.
     """
+    target = embedder.identity
     target_text = target.as_text()
     resumed = state.migrating_to == target_text
     restarted_from = state.migrating_to if state.migrating and not resumed else None
@@ -264,7 +299,7 @@ def _begin(
         refuse_other_dimensions(store, ns, target)
 
     cursor = state.cursor if resumed else ""
-    begin = {"ns": ns, "source": source_text, "target": target_text}
+    begin = {"ns": ns, "source": source_text, "target": target_text, "spec": embedder.spec}
     if not resumed and not store.run("reembed_begin", begin):
         raise MragentError(f"namespace {ns!r} changed while starting its re-embedding; re-run")
     if rebuild:
@@ -272,87 +307,6 @@ def _begin(
         # vectors (Memgraph refuses them; the others would silently skip them).
         drop_vector_index(store)
     return _Start(resumed, restarted_from, rebuild, cursor)
-
-
-@dataclass
-class _Rewritten:
-    """What the page loop of one run did."""
-
-    total: int  # cues in the namespace when the run counted them
-    done: int  # cues on the target embedder (this run's and an earlier one's)
-    written: int = 0
-    batches: int = 0
-
-
-def _rewrite_cues(
-    store: GraphStore,
-    ns: str,
-    new_embedder: Embedder,
-    cursor: str,
-    batch_size: int,
-    progress: Callable[[int, int], None] | None,
-) -> _Rewritten:
-    """Rewrite, page by page from ``cursor``, every cue not yet on the target embedder.
-
-    Raises:
-        MragentError: when cues keep appearing behind the cursor, or another run
-            took the migration over.
-    """
-    target = new_embedder.identity
-    target_text = target.as_text()
-    counts = store.run("reembed_count", {"ns": ns, "target": target_text})[0]
-    total, pending = int(counts["cues"] or 0), int(counts["pending"] or 0)
-    run = _Rewritten(total=total, done=total - pending)
-    sweeps = 0
-    after = cursor
-    while True:
-        rows = store.run(
-            "reembed_page", {"ns": ns, "target": target_text, "after": after, "limit": batch_size}
-        )
-        if not rows:
-            if after == "":
-                break  # nothing from the very first id on still lacks a target vector
-            # Done from the cursor on: sweep from the start for cues the pages passed by
-            # (written behind the cursor while the namespace was migrating).
-            sweeps += 1
-            if sweeps > MAX_SWEEPS:
-                raise MragentError(
-                    f"cues keep being written to namespace {ns!r} while it is re-embedded; "
-                    "stop the writers that bypass the migration fence and re-run"
-                )
-            after = ""
-            continue
-        after = rows[-1]["id"]
-        count = _write_page(store, ns, new_embedder, rows)
-        run.written, run.done, run.batches = run.written + count, run.done + count, run.batches + 1
-        if progress:
-            progress(run.done, max(total, run.done))
-    return run
-
-
-def _write_page(
-    store: GraphStore, ns: str, new_embedder: Embedder, rows: list[dict[str, Any]]
-) -> int:
-    """Embed one page of cues and write it with its cursor; how many cues were written."""
-    target = new_embedder.identity
-    vectors = new_embedder.embed([row["text"] for row in rows])
-    _check_vectors(vectors, len(rows), target)
-    result = store.run(
-        "reembed_write",
-        {
-            "ns": ns,
-            "target": target.as_text(),
-            "cursor": rows[-1]["id"],
-            "cues": [
-                {"id": row["id"], "embedding": vector.tolist()}
-                for row, vector in zip(rows, vectors, strict=True)
-            ],
-        },
-    )
-    count = int(result[0]["written"]) if result else 0  # < page: cues pruned meanwhile
-    if count == 0:
-        _check_still_migrating(store, ns, target.as_text())
-    return count
 
 
 def _finish(store: GraphStore, ns: str, new_embedder: Embedder, rebuild: bool) -> None:
@@ -364,27 +318,9 @@ def _finish(store: GraphStore, ns: str, new_embedder: Embedder, rebuild: bool) -
         await_vector_index(store, ns, new_embedder)
     else:
         store.ensure_schema(target.dimension)
-    if not store.run("reembed_finish", {"ns": ns, "target": target.as_text()}):
-        _check_still_migrating(store, ns, target.as_text())
+    finish = {"ns": ns, "target": target.as_text(), "spec": new_embedder.spec}
+    if not store.run("reembed_finish", finish):
+        check_still_migrating(store, ns, target.as_text())
         raise MragentError(
             f"namespace {ns!r} could not be restamped with {target.as_text()}; re-run"
-        )
-
-
-def _check_still_migrating(store: GraphStore, ns: str, target_text: str) -> None:
-    """Raise unless ``ns`` is still migrating to ``target_text`` (another run may own it)."""
-    state = migration_state(store, ns)
-    if state is None or state.migrating_to != target_text:
-        raise MragentError(
-            f"namespace {ns!r} is no longer migrating to {target_text}: another run "
-            "finished or restarted it"
-        )
-
-
-def _check_vectors(vectors: np.ndarray, rows: int, target: EmbedderIdentity) -> None:
-    # An embedder that lies about its dimension would corrupt the namespace for good.
-    if vectors.shape != (rows, target.dimension):
-        raise MragentError(
-            f"embedder {target.as_text()} returned vectors of shape {vectors.shape}, "
-            f"expected ({rows}, {target.dimension})"
         )

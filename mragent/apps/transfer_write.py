@@ -92,7 +92,12 @@ def _stamp_like(store: GraphStore, staging: str, ns: str) -> None:
     """Give the staging namespace a MemorySpace with ``ns``'s embedding stamp: every
     write statement bumps its namespace's version and writes nothing without one."""
     space = store.run("get_space", {"ns": ns})[0]  # stamped by prepare_write
-    stamp = {"embedder": space["embedder"], "schema": space["schema"], "uid": new_id()}
+    stamp = {
+        "embedder": space["embedder"],
+        "spec": space["embedder_spec"],
+        "schema": space["schema"],
+        "uid": new_id(),
+    }
     store.run("stamp_space", {"ns": staging, **stamp})
 
 

@@ -9,6 +9,7 @@ import typer
 from rich.progress import Progress
 from rich.table import Table
 
+from mragent.apps.baselines import FLAT_METHODS
 from mragent.apps.bench import (
     bench_report,
     run_bench,
@@ -21,12 +22,15 @@ from mragent.cli.common import (
     CorpusOption,
     DatasetOption,
     DbOption,
+    EmbedderOption,
     GenomeOption,
     JsonOption,
     PathOption,
     ReportOutOption,
+    chosen_embedder,
     cli_errors,
     console,
+    embedder_namespace,
     emit_json,
     ingest_if_empty,
     load_questions,
@@ -57,9 +61,11 @@ def bench_command(
             "out-of-scope and pending memories must never be recalled).",
         ),
     ] = True,
+    embedder: EmbedderOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Run a genome over a corpus and print it beside BM25 and dense flat baselines.
+    """Run a genome over a corpus and print it beside flat BM25, dense and hybrid baselines
+    (the dense ones on the namespace's embedder).
 
     Exit 5 when the negative evaluation recalls a memory that must not be recalled (or a
     control does not find its live counterpart, which would make the evaluation vacuous)."""
@@ -69,18 +75,22 @@ def bench_command(
         data, namespace, path = load_questions(
             dataset and dataset.value, path, corpus, ns, "benchmark"
         )
+        model = chosen_embedder(embedder)
+        namespace = embedder_namespace(namespace, ns, model)
         with open_store(db) as store:
-            ingest_if_empty(store, data, namespace)
+            ingest_if_empty(store, data, namespace, model)
             with Progress(transient=True, console=console) as progress:
-                task = progress.add_task("questions", total=len(data.questions) * 4)
+                systems = 2 + len(FLAT_METHODS)  # the genome, the default, the flat ones
+                task = progress.add_task("questions", total=len(data.questions) * systems)
                 runs = run_bench(
-                    store, data, namespace, chosen, lambda n: progress.advance(task, n)
+                    store, data, namespace, chosen, lambda n: progress.advance(task, n), model
                 )
             neg = run_negative(store, chosen) if negative else None
             caps = store.capabilities
+            stamp = store.run("get_space", {"ns": namespace})[0]["embedder"]
         report = bench_report(
             runs, genome=chosen, engine=caps.engine, version=caps.version, corpus=str(path),
-            ns=namespace, negative=neg,
+            ns=namespace, negative=neg, embedder=stamp,
         )  # fmt: skip
         if report_out:
             write_json_atomic(report_out, report)
@@ -88,6 +98,7 @@ def bench_command(
             emit_json(report)
         else:
             _print(runs, caps.engine, caps.version, path)
+            say(f"embedder: {stamp}; flat hybrid = BM25 and dense fused by RRF (k = 60)")
             if neg is not None:
                 _print_negative(neg)
             if report_out:
@@ -123,11 +134,7 @@ def _print(runs: list, engine: str, version: str, path: Path) -> None:
     out.print(cost)
     kinds = sorted({r.kind for r in runs[0].results if r.kind})
     if kinds:
-        per_kind = Table(title="in-context accuracy by question kind (%)")
-        per_kind.add_column("kind", no_wrap=True)
-        per_kind.add_column("n", justify="right")
-        for run in runs:
-            per_kind.add_column(run.name, justify="right", no_wrap=True)
+        per_kind = _kind_table("in-context accuracy by question kind (%)", runs)
         for kind in kinds:
             cells = []
             for run in runs:
@@ -135,8 +142,36 @@ def _print(runs: list, engine: str, version: str, path: Path) -> None:
                 cells.append(f"{100 * sum(hits) / len(hits):.0f}")
             per_kind.add_row(kind, str(len(hits)), *cells)
         out.print(per_kind)
+        out.print(_recall_by_kind(runs, kinds))
     stages = runs[0].summary.stage_p50_ms
     say("mragent p50 per stage: " + ", ".join(f"{k} {v:.2f} ms" for k, v in stages.items()))
+
+
+def _kind_table(title: str, runs: list) -> Table:
+    """A per-kind table: the kind, its question count, then one column per system."""
+    table = Table(title=title)
+    table.add_column("kind", no_wrap=True)
+    table.add_column("n", justify="right")
+    for run in runs:
+        table.add_column(run.name, justify="right", no_wrap=True)
+    return table
+
+
+def _recall_by_kind(runs: list, kinds: list[str]) -> Table:
+    """Support recall R@2 / R@5 / R@10 of each system, per question kind (hop count)."""
+    table = _kind_table("support recall R@2 / R@5 / R@10 by question kind (%)", runs)
+    for kind in kinds:
+        cells, n = [], 0
+        for run in runs:
+            scored = [r.recall for r in run.results if r.kind == kind and r.recall]
+            n = len(scored)
+            cells.append(
+                " / ".join(f"{100 * sum(r[k] for r in scored) / n:.1f}" for k in (2, 5, 10))
+                if n
+                else "-"
+            )
+        table.add_row(kind, str(n), *cells)
+    return table
 
 
 def _print_negative(report: NegativeReport) -> None:

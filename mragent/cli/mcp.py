@@ -11,6 +11,7 @@ import typer
 from mragent.cli.common import (
     AuditLogOption,
     DbOption,
+    EmbedderOption,
     GenomeOption,
     NsOption,
     ScopeOption,
@@ -59,6 +60,7 @@ def mcp_command(
             "$MRAGENT_HOME).",
         ),
     ] = None,
+    embedder: EmbedderOption = None,
 ) -> None:
     """Serve the memory's agent tools (remember, recall, correct, forget, history,
     explain) over MCP. No review, trust or purge tool: those stay with humans."""
@@ -73,6 +75,6 @@ def mcp_command(
             ) from None
         options = ServeOptions(
             ns=ns, db=db, scope=scope, read_scopes=read_scope, genome=genome,
-            audit_log=audit, credentials=credentials,
+            embedder=embedder, audit_log=audit, credentials=credentials,
         )  # fmt: skip
         serve(options, transport=transport.value, principal=principal, host=host, port=port)

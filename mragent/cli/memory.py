@@ -22,12 +22,15 @@ from mragent.cli.common import (
     AsOfOption,
     AuditLogOption,
     DbOption,
+    EmbedderOption,
     GenomeOption,
     IncludePendingOption,
     JsonOption,
     NsOption,
     ScopeOption,
     ScopesOption,
+    check_embedder,
+    chosen_embedder,
     cli_errors,
     emit_json,
     say,
@@ -61,15 +64,20 @@ def session(
     scope: str = DEFAULT_SCOPE,
     scopes: list[str] | None = None,
     genome: str | None = None,
+    embedder: str | None = None,
 ) -> Iterator[MemorySession]:
-    """Authenticate (a write needs a principal), then open ``ns`` through the facade."""
+    """Authenticate (a write needs a principal), then open ``ns`` through the facade
+    (``embedder``: the ``--embedder`` spec, refused unless the namespace is stamped with
+    it; None: the namespace's own)."""
     validate_namespace(ns)
     validate_scope(scope)
     claimed = str(writer(principal)) if write else principal
+    model = chosen_embedder(embedder)
     with open_memory(
         ns, principal=claimed, db=db, audit_log=audit, scope=scope, read_scopes=scopes,
-        genome=genome,
+        genome=genome, embedder=model,
     ) as opened:  # fmt: skip
+        check_embedder(opened.store, ns, model, "write" if write else "read")
         yield opened
 
 
@@ -100,9 +108,12 @@ def remember_command(
     db: DbOption = None,
     audit: AuditLogOption = None,
     as_json: JsonOption = False,
+    embedder: EmbedderOption = None,
 ) -> None:
     """Remember a text. Agents' memories start pending unless the namespace trusts them."""
-    with cli_errors(), session(principal, ns, db, audit, write=True, scope=scope) as memory:
+    with cli_errors(), session(
+        principal, ns, db, audit, write=True, scope=scope, embedder=embedder
+    ) as memory:
         result = memory.remember(
             text, title=title, source=source, cues=cue, tags=tag, depends_on=depends_on or (),
             valid_from=_time(valid_from, "--valid-from"), valid_to=_time(valid_to, "--valid-to"),
@@ -130,11 +141,14 @@ def correct_command(
     db: DbOption = None,
     audit: AuditLogOption = None,
     as_json: JsonOption = False,
+    embedder: EmbedderOption = None,
 ) -> None:
     """Write a new version of a memory; the old one stays readable with --as-of.
 
     An agent's correction of an accepted memory waits for a human's review."""
-    with cli_errors(), session(principal, ns, db, audit, write=True, scope=scope) as memory:
+    with cli_errors(), session(
+        principal, ns, db, audit, write=True, scope=scope, embedder=embedder
+    ) as memory:
         start, end = _time(valid_from, "--valid-from"), _time(valid_to, "--valid-to")
         result = memory.correct(
             memory_id, text, valid_from=start, valid_to=end, readmit=readmit
@@ -158,15 +172,22 @@ def _forgetting(erase: bool, summary: str) -> Callable[..., None]:
         scope: ScopeOption = DEFAULT_SCOPE,
         db: DbOption = None,
         audit: AuditLogOption = None,
+        embedder: EmbedderOption = None,
         as_json: JsonOption = False,
     ) -> None:
         with cli_errors():
             claimed = str(writer(principal))
+            model = chosen_embedder(embedder)
             if erase:
-                with open_review(ns, principal=claimed, db=db, audit_log=audit, scope=scope) as h:
+                with open_review(
+                    ns, principal=claimed, db=db, audit_log=audit, scope=scope, embedder=model
+                ) as h:
+                    check_embedder(h.store, ns, model, "write")
                     done = h.purge(memory_id, reason=reason)
             else:
-                with session(claimed, ns, db, audit, write=True, scope=scope) as memory:
+                with session(
+                    claimed, ns, db, audit, write=True, scope=scope, embedder=embedder
+                ) as memory:
                     done = memory.forget(memory_id, reason=reason)
             if as_json:
                 emit_json(done.model_dump())
@@ -195,9 +216,12 @@ def history_command(
     scope: ScopeOption = DEFAULT_SCOPE,
     db: DbOption = None,
     as_json: JsonOption = False,
+    embedder: EmbedderOption = None,
 ) -> None:
     """Show every version of a memory, with trust, valid time and record time."""
-    with cli_errors(), session(principal, ns, db, write=False, scope=scope) as memory:
+    with cli_errors(), session(
+        principal, ns, db, write=False, scope=scope, embedder=embedder
+    ) as memory:
         versions = memory.history(memory_id)
         if as_json:
             emit_json([v.to_json() for v in versions])
@@ -230,6 +254,7 @@ def recall_command(
     genome: GenomeOption = None,
     db: DbOption = None,
     as_json: JsonOption = False,
+    embedder: EmbedderOption = None,
 ) -> None:
     """Answer a question from memory by reconstruction (accepted memories by default)."""
     with cli_errors():
@@ -237,7 +262,9 @@ def recall_command(
             raise ConfigError("the question is empty")
         when = _time(as_of, "--as-of")
         scopes = scope or [DEFAULT_SCOPE]
-        with session(principal, ns, db, write=False, scopes=scopes, genome=genome) as memory:
+        with session(
+            principal, ns, db, write=False, scopes=scopes, genome=genome, embedder=embedder
+        ) as memory:
             found = memory.recall(question, include_pending=include_pending, as_of=when)
         if as_json:
             emit_json(found.model_dump())
@@ -253,6 +280,7 @@ def migrate_command(
     scope: ScopeOption = DEFAULT_SCOPE,
     db: DbOption = None,
     audit: AuditLogOption = None,
+    embedder: EmbedderOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Upgrade a namespace written by an earlier mragent (its memories gain provenance)."""
@@ -260,6 +288,7 @@ def migrate_command(
         who = writer(principal)
         validate_namespace(ns)
         with open_store(db) as store:
+            check_embedder(store, ns, chosen_embedder(embedder), "write")
             report = migrate_namespace(
                 store, ns, principal=who, audit=audit_log(audit), scope=scope
             )

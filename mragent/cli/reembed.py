@@ -6,51 +6,42 @@ from dataclasses import asdict
 from typing import Annotated
 
 import typer
-from rich.progress import Progress
 
 from mragent.apps.reembed import BATCH_SIZE, ReembedReport, reembed
 from mragent.cli.common import (
     AuditLogOption,
     DbOption,
+    EmbedderOption,
     JsonOption,
     NsOption,
+    chosen_embedder,
     cli_errors,
     console,
     emit_json,
+    progress_bar,
     say,
 )
 from mragent.cli.identity import PrincipalOption, writer
 from mragent.cli.memory import audit_log
 from mragent.core.corpus import validate_namespace
-from mragent.core.embedding import DEFAULT_SPEC, embedder_from_spec
+from mragent.core.errors import ConfigError
 from mragent.core.store import open_store
 
-EmbedderOption = Annotated[
-    str,
-    typer.Option(
-        "--embedder",
-        metavar="SPEC",
-        help=f"Target embedder: '{DEFAULT_SPEC}' (256 dimensions), 'hashing:DIM', or an "
-        "identity as stamped on a namespace (hashing:word+char3-blake2:DIM:norm).",
-    ),
-]
-
-
 BatchSizeOption = Annotated[
-    int, typer.Option(min=1, max=10_000, help="Cues per page and per atomic write.")
+    int, typer.Option(min=1, max=10_000, help="Cues or contents per page and per atomic write.")
 ]
 
 
 def reembed_command(
     ns: NsOption,
-    embedder: EmbedderOption,
+    embedder: EmbedderOption = None,
     principal: PrincipalOption = None,
     db: DbOption = None,
     audit: AuditLogOption = None,
     batch_size: BatchSizeOption = BATCH_SIZE,
     as_json: JsonOption = False,
 ) -> None:
-    """Re-embed every cue of a namespace (every scope) and restamp it.
+    """Re-embed every cue and content of a namespace (every scope) with --embedder, and restamp it.
 
     The namespace is marked as migrating before the first write and refused to
     readers and writers until the run finishes; an interrupted run is resumed
@@ -59,8 +50,10 @@ def reembed_command(
     with cli_errors():
         who = writer(principal)
         validate_namespace(ns)
-        target = embedder_from_spec(embedder)
-        with open_store(db) as store, Progress(transient=True, console=console) as progress:
+        target = chosen_embedder(embedder)
+        if target is None:
+            raise ConfigError("--embedder SPEC (or MRAGENT_EMBEDDER) names the target embedder")
+        with open_store(db) as store, progress_bar() as progress:
             task = progress.add_task(f"re-embedding {ns!r}", total=None)
 
             def advance(done: int, total: int) -> None:
@@ -99,6 +92,7 @@ def _print_report(report: ReembedReport, dimension: int) -> None:
     how = "resumed and finished" if report.resumed else "re-embedded"
     index = f"; rebuilt the vector index for dimension {dimension}" if report.index_rebuilt else ""
     say(
-        f"{how} {report.cues} of {report.total} cues of {ns!r} from {report.before} "
+        f"{how} {report.cues} of {report.total} cues and {report.contents} of "
+        f"{report.content_total} contents of {ns!r} from {report.before} "
         f"to {report.after} in {report.batches} batch(es){index}"
     )

@@ -8,19 +8,23 @@ the old version), and agents' forgets (accepting confirms, rejecting restores).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import typer
 
 from mragent.cli.common import (
     AuditLogOption,
     DbOption,
+    EmbedderOption,
     JsonOption,
     NsOption,
     ScopeOption,
     ScopesOption,
+    check_embedder,
+    chosen_embedder,
     cli_errors,
     emit_json,
     say,
@@ -28,9 +32,20 @@ from mragent.cli.common import (
 from mragent.cli.identity import PrincipalOption, ReaderOption, writer
 from mragent.cli.memory import IdArgument
 from mragent.core.view import DEFAULT_SCOPE
-from mragent.facade import open_review
+from mragent.facade import ReviewSession, open_review
 from mragent.memory.principal import parse_principal
 from mragent.memory.records import iso
+
+
+@contextmanager
+def _open(ns: str, embedder: str | None, action: str, **options: Any) -> Iterator[ReviewSession]:
+    """A human's review session, refused when ``--embedder`` names another embedder than
+    the namespace's."""
+    model = chosen_embedder(embedder)
+    with open_review(ns, embedder=model, **options) as human:
+        check_embedder(human.store, ns, model, action)
+        yield human
+
 
 review_app = typer.Typer(
     help="Review what agents wrote, corrected and forgot.", no_args_is_help=True
@@ -48,11 +63,12 @@ def review_list(
     limit: Annotated[int, typer.Option(min=1, max=10_000, help="At most this many.")] = 100,
     db: DbOption = None,
     as_json: JsonOption = False,
+    embedder: EmbedderOption = None,
 ) -> None:
     """List pending memories and corrections, then agents' forgets, oldest first."""
     with cli_errors():
         scopes = scope or [DEFAULT_SCOPE]
-        with open_review(ns, principal=principal, db=db, read_scopes=scopes) as human:
+        with _open(ns, embedder, "read", principal=principal, db=db, read_scopes=scopes) as human:
             pending = human.pending(limit=limit)
             forgets = human.agent_forgets(limit=limit)
         if as_json:
@@ -83,11 +99,14 @@ def _reviewing(verdict: Literal["accept", "reject"], summary: str) -> Callable[.
         scope: ScopeOption = DEFAULT_SCOPE,
         db: DbOption = None,
         audit: AuditLogOption = None,
+        embedder: EmbedderOption = None,
         as_json: JsonOption = False,
     ) -> None:
         with cli_errors():
             claimed = str(writer(principal))
-            with open_review(ns, principal=claimed, db=db, audit_log=audit, scope=scope) as h:
+            with _open(
+                ns, embedder, "write", principal=claimed, db=db, audit_log=audit, scope=scope
+            ) as h:
                 forget = h.get(memory_id).forget_awaits_review
                 demoted: list[str] = []
                 if verdict == "accept":
@@ -130,11 +149,12 @@ def _set_trust(
     audit: Path | None,
     trusted: bool,
     as_json: bool,
+    embedder: str | None,
 ) -> None:
     with cli_errors():
         target = parse_principal(agent, "AGENT")
         claimed = str(writer(principal))
-        with open_review(ns, principal=claimed, db=db, audit_log=audit) as human:
+        with _open(ns, embedder, "write", principal=claimed, db=db, audit_log=audit) as human:
             now = human.trust(target, trusted=trusted)
         if as_json:
             emit_json({"trusted": now})
@@ -153,9 +173,10 @@ def trust_grant(
     db: DbOption = None,
     audit: AuditLogOption = None,
     as_json: JsonOption = False,
+    embedder: EmbedderOption = None,
 ) -> None:
     """Let an agent's new memories start accepted (a human decides)."""
-    _set_trust(agent, principal, ns, db, audit, True, as_json)
+    _set_trust(agent, principal, ns, db, audit, True, as_json, embedder)
 
 
 @trust_app.command("revoke")
@@ -166,6 +187,7 @@ def trust_revoke(
     db: DbOption = None,
     audit: AuditLogOption = None,
     as_json: JsonOption = False,
+    embedder: EmbedderOption = None,
 ) -> None:
     """Make an agent's new memories start pending again."""
-    _set_trust(agent, principal, ns, db, audit, False, as_json)
+    _set_trust(agent, principal, ns, db, audit, False, as_json, embedder)

@@ -19,9 +19,12 @@ from mragent.apps.transfer_import import import_memories
 from mragent.cli.common import (
     AuditLogOption,
     DbOption,
+    EmbedderOption,
     JsonOption,
     NsOption,
     ScopesOption,
+    check_embedder,
+    chosen_embedder,
     cli_errors,
     emit_json,
     say,
@@ -54,6 +57,7 @@ def export_command(
     ] = False,
     principal: ReaderOption = None,
     db: DbOption = None,
+    embedder: EmbedderOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Write a namespace's memories (every version, oldest first) to FILE, atomically."""
@@ -64,6 +68,7 @@ def export_command(
         if who is not None:
             who.check_read(scopes)
         with open_store(db) as store:
+            check_embedder(store, ns, chosen_embedder(embedder), "read")
             report = export_memories(
                 store, ns, file, scopes=scopes, include_forgotten=include_forgotten
             )
@@ -101,12 +106,14 @@ def import_command(
     principal: PrincipalOption = None,
     db: DbOption = None,
     audit: AuditLogOption = None,
+    embedder: EmbedderOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Import FILE into a namespace; every record is checked before anything is written."""
     with cli_errors():
         who = writer(principal)
         validate_namespace(ns)
+        model = chosen_embedder(embedder)
         with open_store(db) as store:
             report = import_memories(
                 store,
@@ -116,6 +123,7 @@ def import_command(
                 audit=audit_log(audit),
                 mode=mode.value,
                 confirm_replace=yes,
+                embedder=model,
                 readmit=readmit,
             )
         if as_json:

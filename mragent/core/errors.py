@@ -23,6 +23,10 @@ class ConfigError(MragentError):
         self.errors = errors or [message]
 
 
+class EmbedderUnavailable(ConfigError):
+    """An embedder's package or model is not installed (a configuration to fix, exit 2)."""
+
+
 class BackendUnavailable(MragentError):
     """The graph database could not be reached or started."""
 
@@ -79,13 +83,16 @@ class MigrationInProgress(EmbeddingMismatch):
         namespace: The namespace.
         source: Identity text the namespace is stamped with (the old space).
         target: Identity text it is migrating to.
+        spec: The spec that builds the target (named in the message; default ``target``).
     """
 
-    def __init__(self, namespace: str, source: str | None, target: str) -> None:
+    def __init__(
+        self, namespace: str, source: str | None, target: str, spec: str | None = None
+    ) -> None:
         super().__init__(
             f"namespace {namespace!r} is being re-embedded from {source} to {target}; "
             f"reads and writes are refused until it finishes (re-run 'mragent reembed "
-            f"--ns {namespace} --embedder {target}' to finish it)"
+            f"--ns {namespace} --embedder {spec or target}' to finish it)"
         )
         self.namespace, self.source, self.target = namespace, source, target
 

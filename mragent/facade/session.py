@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 
 from mragent.apps.explain import build_trace
 from mragent.apps.explain_json import trace_json
-from mragent.core.embedding import Embedder, default_embedder
+from mragent.core.embedding import Embedder
 from mragent.core.errors import ConfigError, MragentError
 from mragent.core.genome import Genome, load_genome
 from mragent.core.store.base import GraphStore
@@ -62,8 +62,8 @@ class MemorySession:
         self.scope = validate_scope(scope)
         self.read_scopes = tuple(read_scopes or (scope,))
         self.genome = genome or load_genome(None)
-        self.embedder = embedder or default_embedder()
-        self._memories = Memories(store, ns, audit or AuditLog(), embedder=self.embedder)
+        self._given = embedder  # None: the namespace's stamped embedder
+        self._memories = Memories(store, ns, audit or AuditLog(), embedder=embedder)
         self._readers: dict[ViewKey, FreshReader] = {}
         self._owns_store = owns_store
         self._lock = threading.RLock()
@@ -223,7 +223,7 @@ class MemorySession:
         fresh = self._readers.pop(key, None)
         if fresh is None:
             fresh = FreshReader(
-                self.store, self.ns, lambda: Memory(self.store, self.ns, self.embedder, view=view)
+                self.store, self.ns, lambda: Memory(self.store, self.ns, self._given, view=view)
             )
         self._readers[key] = fresh  # most recently used last
         while len(self._readers) > KEPT_READERS:

@@ -53,7 +53,7 @@ class ServeOptions:
         scope: The scope written by default.
         read_scopes: The scopes read by default (None: ``scope``).
         genome: Preset or genome file used by recall and explain.
-        embedder: Embedder spec (None: the default).
+        embedder: Embedder spec (None: the namespace's stamped one).
         audit_log: The audit log (None: the default).
         credentials: The credentials file (None: the default).
     """

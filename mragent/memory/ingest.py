@@ -30,8 +30,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from mragent.core.corpus import Content, Corpus, Link, validate_namespace
-from mragent.core.embedding import Embedder, default_embedder
+from mragent.core.embedding import Embedder, embed_all, passage_text
 from mragent.core.errors import WriteRefused
 from mragent.core.extract import Extraction, Extractor, RuleExtractor
 from mragent.core.store.base import GraphStore
@@ -40,14 +42,15 @@ from mragent.memory.audit import AuditLog
 from mragent.memory.audited import audited
 from mragent.memory.ingest_source import CorpusSource, CorpusStats, text_hash
 from mragent.memory.principal import Principal
-from mragent.memory.space import STORE_SCHEMA, check_space
+from mragent.memory.space import STORE_SCHEMA, check_space, space_embedder
 
 __all__ = ["text_hash"]  # re-exported: the one text hash every module uses
 
 BATCH_SIZE = 500
 Sealer = Callable[[str, str, dict[str, Any]], str]
 # Bumped whenever ingest writes a different graph for the same input.
-GRAPH_LAYOUT = "6"
+# 7: every content carries its passage embedding.
+GRAPH_LAYOUT = "7"
 PRIMARY_REF = 1.0
 MENTION_REF = 0.6
 BACKWARD_DAMPING = 0.8
@@ -160,7 +163,8 @@ def build_batches(
 def _built(
     source: CorpusSource, stamp: WriteStamp, embedder: Embedder, written: set[str] | None = None
 ) -> Iterator[GraphRecords]:
-    """The source's batches, built one at a time (pass 3 of a :class:`CorpusSource`).
+    """The source's batches, built and embedded one at a time (pass 3 of a
+    :class:`CorpusSource`).
 
     Args:
         written: When given, the cue texts earlier batches of this run carry; a
@@ -172,8 +176,31 @@ def _built(
     explicit = defaultdict(list)
     for link in source.links:
         explicit[link.src].append(link)
+    cues: dict[str, np.ndarray] = {}
     for pairs in source.batches():
-        yield _batch(pairs, source.name, stamp, source.stats, explicit, embedder, written)
+        batch = _batch(pairs, source.name, stamp, source.stats, explicit, written)
+        # With ``written`` no cue comes twice: keeping their vectors would only cost memory.
+        _embed(batch, embedder, cues if written is None else {})
+        yield batch
+
+
+def _embed(batch: GraphRecords, embedder: Embedder, cues: dict[str, np.ndarray]) -> None:
+    """Give the batch's cues and contents their vectors, by the embedder's passage method.
+
+    Contents are embedded as passages (title and text); cues by the same method,
+    as the side a question is matched against. ``cues`` keeps the vectors of the
+    cue texts earlier batches embedded: a cue repeated across batches is
+    embedded once.
+    """
+    dimension = embedder.identity.dimension
+    new = sorted({cue["text"] for cue in batch.cues} - cues.keys())
+    texts = new + [passage_text(c["title"], c["text"]) for c in batch.contents]
+    vectors = embed_all(embedder.embed_passages, texts, dimension)
+    cues.update(zip(new, vectors[: len(new)], strict=True))
+    for cue in batch.cues:
+        cue["embedding"] = cues[cue["text"]].tolist()
+    for content, vector in zip(batch.contents, vectors[len(new) :], strict=True):
+        content["embedding"] = vector.tolist()
 
 
 def _batch(
@@ -182,7 +209,6 @@ def _batch(
     stamp: WriteStamp,
     stats: CorpusStats,
     explicit: dict[str, list[Link]],
-    embedder: Embedder,
     written: set[str] | None,
 ) -> GraphRecords:
     """One batch: its contents and every node and weighted edge they give rise to."""
@@ -213,7 +239,7 @@ def _batch(
             tags.update((link.src, link.dst))
             cue_links[(link.dst, link.dst)] = 1.0
             tag_links[(link.src, link.dst)] = link.weight
-    _add_nodes_and_edges(batch, tags, cue_links, tag_links, embedder, written)
+    _add_nodes_and_edges(batch, tags, cue_links, tag_links, written)
     return batch
 
 
@@ -222,19 +248,14 @@ def _add_nodes_and_edges(
     tags: set[str],
     cue_links: dict[tuple[str, str], float],
     tag_links: dict[tuple[str, str], float],
-    embedder: Embedder,
     written: set[str] | None,
 ) -> None:
-    """Fill in the batch's cues (embedded; those in ``written`` left out), tags and
-    links, in a stable order."""
+    """Fill in the batch's cues (embedded afterwards; those in ``written`` left out),
+    tags and links, in a stable order."""
     cue_texts = sorted({cue for cue, _ in cue_links}.difference(written or ()))
     if written is not None:
         written.update(cue_texts)
-    vectors = embedder.embed(cue_texts)
-    batch.cues = [
-        {"text": text, "id": new_id(), "embedding": vec.tolist()}
-        for text, vec in zip(cue_texts, vectors, strict=True)
-    ]
+    batch.cues = [{"text": text, "id": new_id()} for text in cue_texts]
     batch.tags = [{"name": tag, "id": new_id()} for tag in sorted(tags)]
     batch.cue_links = [{"cue": c, "tag": t, "weight": w} for (c, t), w in sorted(cue_links.items())]
     batch.tag_links = [
@@ -261,6 +282,9 @@ def ingest(
     Idempotent: nodes merge on natural keys, so ingesting the same corpus twice
     adds nothing. Each batch is one atomic statement. The contents start
     accepted unless ``principal`` is an agent the namespace does not trust.
+    ``embedder`` defaults to the namespace's stamped one (the default embedder
+    for a new namespace); each batch is embedded as it is built, and
+    ``progress(done, total)`` counts the batches embedded and written.
 
     Raises:
         CorpusError: for an invalid namespace.
@@ -318,10 +342,9 @@ def _ingest(store: GraphStore, source: CorpusSource, ns: str, opts: _Options) ->
     validate_namespace(ns)
     validate_scope(opts.scope)
     opts.principal.check_write(opts.scope)
-    embedder = opts.embedder or default_embedder()
     scan = source.check(opts.extractor or RuleExtractor())
     rows = store.run("get_space", {"ns": ns})
-    check_space(ns, rows[0] if rows else None, embedder.identity)
+    embedder = space_embedder(ns, rows[0] if rows else None, opts.embedder, "write")
     total = -(-scan.count // source.batch_size)
     # Held from the forgotten-text check to the last batch: no forget slips in between.
     with opts.audit.exclusive():
@@ -395,6 +418,7 @@ def prepare_write(store: GraphStore, ns: str, embedder: Embedder) -> dict[str, A
         stamp = {
             "ns": ns,
             "embedder": embedder.identity.as_text(),
+            "spec": embedder.spec,
             "schema": STORE_SCHEMA,
             "uid": new_id(),
         }

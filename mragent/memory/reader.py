@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from mragent.core.embedding import Embedder, EmbedderIdentity, default_embedder
+from mragent.core.embedding import Embedder, EmbedderIdentity
 from mragent.core.errors import MragentError
 from mragent.core.genome import Genome
 from mragent.core.retrieval.blend import blend, bridge_walk
@@ -41,7 +41,7 @@ from mragent.core.store.base import GraphStore
 from mragent.core.view import ReadView
 from mragent.memory import index_files
 from mragent.memory.live_index import LiveIndex
-from mragent.memory.space import check_space
+from mragent.memory.space import check_space, space_embedder
 
 MAX_RETRIES = 3  # answers again after a concurrent write, at most this often
 STANDBY = 4  # entry candidates beyond cueK, for those the database refuses
@@ -89,7 +89,7 @@ class Memory:
     Args:
         store: An open graph store.
         ns: The namespace.
-        embedder: Must match the namespace's stamp.
+        embedder: Must match the namespace's stamp (default: the stamped one).
         synthesizer: Defaults to the extractive synthesizer.
         view: Scopes, trust states and record time read (default: the shared
             scope, accepted memories, now). Forgotten, rejected, superseded and
@@ -114,13 +114,13 @@ class Memory:
     ) -> None:
         self.store, self.ns = store, ns
         self.view = view or ReadView()
-        self.embedder = embedder or default_embedder()
-        self.identity: EmbedderIdentity = self.embedder.identity
         self.index_dir = index_dir or index_files.index_dir()
+        space = self._space_row()
+        self.embedder = space_embedder(ns, space, embedder, "read")
+        self.identity: EmbedderIdentity = self.embedder.identity
         self._mask_key: tuple[LiveIndex | None, int] = (None, -1)
         self._mask_until = 0.0
         self._mask_cache: tuple[np.ndarray, np.ndarray] = (np.zeros(0, bool), np.zeros(0, bool))
-        space = self._space()
         found = index_files.load(space, ns, self.view.scopes, self.identity, self.index_dir)
         self.index = found or LiveIndex.empty(ns, self.view.scopes, self.identity)
         self._sync(space)
@@ -130,12 +130,16 @@ class Memory:
     def version(self) -> int:
         return self.index.version
 
-    def _space(self) -> dict:
+    def _space_row(self) -> dict:
         rows = self.store.run("get_space", {"ns": self.ns})
         if not rows:
             raise MragentError(f"namespace {self.ns!r} holds no memories (ingest something first)")
-        check_space(self.ns, rows[0], self.identity)
         return rows[0]
+
+    def _space(self) -> dict:
+        space = self._space_row()
+        check_space(self.ns, space, self.identity, "read")
+        return space
 
     def _sync(self, space: dict) -> None:
         if self.index.stale(space):
@@ -182,12 +186,18 @@ class Memory:
         return self.store.run("content_snapshot", {"ns": self.ns, **self.view.params()})
 
     def candidates(
-        self, question: str, genome: Genome, native_vector_index: bool = False
+        self,
+        question: str,
+        genome: Genome,
+        native_vector_index: bool = False,
+        vector: np.ndarray | None = None,
     ) -> tuple[list[CueHit], object]:
         """Entry candidates (cue hits and passage seeds, merged, best first) and the
-        question's passage relevance, from the reader's indexes."""
+        question's passage relevance, from the reader's indexes (``vector``: the
+        question's query embedding, when already computed)."""
         index = self.index
-        vector = self.embedder.embed([question])[0]
+        if vector is None:
+            vector = self.embedder.embed_queries([question])[0]
         cue_mask, content_mask = self._masks()
         dense = None
         if native_vector_index:
@@ -209,11 +219,17 @@ class Memory:
             native_vector_index: Take dense cue candidates from the database's
                 vector index instead of the in-process HNSW index.
         """
-        timings: dict[str, float] = {"cue_search": 0.0, "traversal": 0.0}
+        start = time.perf_counter()
+        vector = self.embedder.embed_queries([question])[0]  # once, for every attempt
+        timings: dict[str, float] = {
+            "embed": (time.perf_counter() - start) * 1000,
+            "cue_search": 0.0,
+            "traversal": 0.0,
+        }
         found: Traversal | None = None
         for attempt in range(MAX_RETRIES + 1):
             start = time.perf_counter()
-            proposed, relevance = self.candidates(question, genome, native_vector_index)
+            proposed, relevance = self.candidates(question, genome, native_vector_index, vector)
             mark = time.perf_counter()
             timings["cue_search"] += (mark - start) * 1000
             found = traverse(self.store, self.ns, self.view, proposed, genome)

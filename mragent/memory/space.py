@@ -1,14 +1,21 @@
 """A namespace's settings node (``MemorySpace``) and the checks every reader and writer runs.
 
-The node records the embedder identity, the store schema the namespace was
-written in, a re-embedding under way, the trusted agents and the audit anchor.
+The node records the embedder identity and the spec that builds it, the store
+schema the namespace was written in, a re-embedding under way, the trusted
+agents and the audit anchor.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from mragent.core.embedding import EmbedderIdentity, check_identity
+from mragent.core.embedding import (
+    Embedder,
+    EmbedderIdentity,
+    check_identity,
+    default_embedder,
+    embedder_from_spec,
+)
 from mragent.core.errors import LegacyNamespace, MigrationInProgress
 
 # Bumped when stored memories gain properties every query relies on; a namespace
@@ -19,7 +26,9 @@ from mragent.core.errors import LegacyNamespace, MigrationInProgress
 STORE_SCHEMA = "3"
 
 
-def check_space(namespace: str, space: dict[str, Any] | None, mine: EmbedderIdentity) -> None:
+def check_space(
+    namespace: str, space: dict[str, Any] | None, mine: EmbedderIdentity, action: str = "write"
+) -> None:
     """Refuse to read or write a namespace (a ``get_space`` row) written in an older
     store schema, in another embedding space than ``mine``, or while ``mragent
     reembed`` is migrating it. ``None`` (a new namespace) passes.
@@ -27,10 +36,15 @@ def check_space(namespace: str, space: dict[str, Any] | None, mine: EmbedderIden
     Raises:
         LegacyNamespace: for a namespace written in an earlier store schema.
         MigrationInProgress: during a re-embedding.
-        EmbeddingMismatch: naming both identities.
+        EmbeddingMismatch: naming both identities and the ``action`` refused.
     """
     if not space:
         return
+    _check_state(namespace, space)
+    check_identity(namespace, space.get("embedder"), mine, action)
+
+
+def _check_state(namespace: str, space: dict[str, Any]) -> None:
     if space.get("schema") != STORE_SCHEMA:
         raise LegacyNamespace(
             f"namespace {namespace!r} was written by an earlier mragent (store schema "
@@ -38,5 +52,37 @@ def check_space(namespace: str, space: dict[str, Any] | None, mine: EmbedderIden
             f"'mragent migrate --ns {namespace} --principal human:NAME' once"
         )
     if space.get("migrating_to"):
-        raise MigrationInProgress(namespace, space.get("embedder"), str(space["migrating_to"]))
-    check_identity(namespace, space.get("embedder"), mine)
+        raise MigrationInProgress(
+            namespace,
+            space.get("embedder"),
+            str(space["migrating_to"]),
+            space.get("migrating_spec") or None,
+        )
+
+
+def space_embedder(
+    namespace: str, space: dict[str, Any] | None, given: Embedder | None, action: str
+) -> Embedder:
+    """The embedder to ``action`` (read or write) a namespace with, checked against its stamp.
+
+    ``given`` when one is named; otherwise the one the namespace is stamped with
+    (its spec, or for a namespace stamped before specs were, its identity text);
+    the default embedder for a new namespace. The namespace's state is checked
+    before a stamped model is loaded.
+
+    Raises:
+        LegacyNamespace, MigrationInProgress: as :func:`check_space`.
+        EmbeddingMismatch: when ``given`` is not the namespace's embedder.
+        EmbedderUnavailable: when the stamped model's package is not installed.
+    """
+    if space:
+        _check_state(namespace, space)
+    embedder = given
+    if embedder is None:
+        stamped = (space or {}).get("embedder_spec") or (space or {}).get("embedder")
+        if stamped:
+            embedder = embedder_from_spec(stamped, f"namespace {namespace!r}: its embedder")
+        else:
+            embedder = default_embedder()
+    check_space(namespace, space, embedder.identity, action)
+    return embedder

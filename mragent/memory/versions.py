@@ -14,7 +14,7 @@ from contextlib import AbstractContextManager
 from typing import Any
 
 from mragent.core.corpus import validate_namespace
-from mragent.core.embedding import Embedder, default_embedder
+from mragent.core.embedding import Embedder
 from mragent.core.errors import WriteRefused
 from mragent.core.extract import Extractor, RuleExtractor
 from mragent.core.store.base import GraphStore
@@ -23,6 +23,7 @@ from mragent.memory.audit import AuditLog
 from mragent.memory.audited import audited
 from mragent.memory.principal import Principal
 from mragent.memory.records import MemoryRecord
+from mragent.memory.space import space_embedder
 
 
 class MemoryVersions:
@@ -32,7 +33,8 @@ class MemoryVersions:
         store: An open graph store.
         ns: The namespace.
         audit: The audit log every write is appended to.
-        embedder: Must match the namespace's stamp.
+        embedder: Must match the namespace's stamp (default: the stamped one, or
+            the default embedder for a new namespace).
         extractor: Turns texts into cues and tags.
         clock: Epoch seconds (a parameter so tests can write at known times).
     """
@@ -49,9 +51,17 @@ class MemoryVersions:
     ) -> None:
         validate_namespace(ns)
         self.store, self.ns, self.audit = store, ns, audit
-        self.embedder = embedder or default_embedder()
+        self._embedder = embedder
         self.extractor = extractor or RuleExtractor()
         self.clock = clock
+
+    @property
+    def embedder(self) -> Embedder:
+        """The embedder writes use (resolved from the namespace's stamp on first use)."""
+        if self._embedder is None:
+            rows = self.store.run("get_space", {"ns": self.ns})
+            self._embedder = space_embedder(self.ns, rows[0] if rows else None, None, "write")
+        return self._embedder
 
     def records(self, ids: Sequence[str], scope: str = DEFAULT_SCOPE) -> list[MemoryRecord]:
         """The stored versions named by ``ids`` in ``scope`` (tombstones included)."""
