@@ -112,10 +112,14 @@ def _print(runs: list, engine: str, version: str, path: Path) -> None:
     cost = Table(title="cost (means per question; latency measured)")
     # Accuracy is answer-in-context (the gold answer appears in what synthesis is
     # handed); EM/F1 judge the extracted answer and are much lower.
-    for column in ("system", "in-context acc", "EM", "F1", "R@2", "R@5", "R@10"):
-        quality.add_column(column, justify="left" if column == "system" else "right", no_wrap=True)
-    for column in ("system", "ctx tokens", "hops", "work", "p50 ms", "p95 ms", "score"):
-        cost.add_column(column, justify="left" if column == "system" else "right", no_wrap=True)
+    # On a narrow terminal the system names wrap; the figures keep their full width.
+    for table, columns in (
+        (quality, ("in-context acc", "EM", "F1", "R@2", "R@5", "R@10")),
+        (cost, ("ctx tokens", "hops", "work", "p50 ms", "p95 ms", "score")),
+    ):
+        table.add_column("system")
+        for column in columns:
+            table.add_column(column, justify="right", no_wrap=True, min_width=len(column))
     for run in runs:
         s = run.summary
         recall = [f"{100 * s.recall[k]:.1f}" if s.recall else "-" for k in (2, 5, 10)]
@@ -150,10 +154,13 @@ def _print(runs: list, engine: str, version: str, path: Path) -> None:
 def _kind_table(title: str, runs: list) -> Table:
     """A per-kind table: the kind, its question count, then one column per system."""
     table = Table(title=title)
-    table.add_column("kind", no_wrap=True)
-    table.add_column("n", justify="right")
+    # The kind and count never shrink: on a narrow terminal the system columns wrap
+    # their names and cells instead (unwrapped, rich squeezed kind, n and mragent away).
+    kind_width = max((len(r.kind) for r in runs[0].results if r.kind), default=4)
+    table.add_column("kind", no_wrap=True, min_width=kind_width)
+    table.add_column("n", justify="right", no_wrap=True, min_width=3)
     for run in runs:
-        table.add_column(run.name, justify="right", no_wrap=True)
+        table.add_column(run.name, justify="right")
     return table
 
 
