@@ -86,17 +86,42 @@ class GraphRecords:
 
     def params(self, ns: str, scope: str, seal: Sealer) -> dict[str, Any]:
         """The ``ingest_batch`` parameters for ``ns``/``scope``, each content sealed
-        by ``seal`` (:meth:`~mragent.memory.audit.AuditLog.seal`)."""
+        by ``seal`` (:meth:`~mragent.memory.audit.AuditLog.seal`).
+
+        The statement looks each node up once and the edges name their ends by
+        position in the node lists, so an edge costs no index lookup. A cue an edge
+        names but the batch does not carry (sent by an earlier batch of the run) goes
+        to ``linked_cues``, numbered after the batch's own cues; every other node an
+        edge names is in the batch's lists.
+        """
         contents = [{**content, "seal": seal(ns, scope, content)} for content in self.contents]
+        key_at = {content["key"]: i for i, content in enumerate(contents)}
+        tag_at = {tag["name"]: i for i, tag in enumerate(self.tags)}
+        cue_at = {cue["text"]: i for i, cue in enumerate(self.cues)}
+        linked_cues: list[str] = []
+        for link in self.cue_links:
+            if link["cue"] not in cue_at:
+                cue_at[link["cue"]] = len(cue_at)
+                linked_cues.append(link["cue"])
         return {
             "ns": ns,
             "scope": scope,
             "contents": contents,
             "tags": self.tags,
             "cues": self.cues,
-            "refs": self.refs,
-            "cue_links": self.cue_links,
-            "tag_links": self.tag_links,
+            "linked_cues": linked_cues,
+            "refs": [
+                {"tag": tag_at[e["tag"]], "content": key_at[e["content"]], "weight": e["weight"]}
+                for e in self.refs
+            ],
+            "cue_links": [
+                {"cue": cue_at[e["cue"]], "tag": tag_at[e["tag"]], "weight": e["weight"]}
+                for e in self.cue_links
+            ],
+            "tag_links": [
+                {"src": tag_at[e["src"]], "dst": tag_at[e["dst"]], "weight": e["weight"]}
+                for e in self.tag_links
+            ],
             "supersedes": self.supersedes,
             "depends": self.depends,
         }
@@ -197,10 +222,11 @@ def _embed(batch: GraphRecords, embedder: Embedder, cues: dict[str, np.ndarray])
     texts = new + [passage_text(c["title"], c["text"]) for c in batch.contents]
     vectors = embed_all(embedder.embed_passages, texts, dimension)
     cues.update(zip(new, vectors[: len(new)], strict=True))
+    # float32 vectors as they are: the stores send them without a list of Python floats.
     for cue in batch.cues:
-        cue["embedding"] = cues[cue["text"]].tolist()
+        cue["embedding"] = cues[cue["text"]]
     for content, vector in zip(batch.contents, vectors[len(new) :], strict=True):
-        content["embedding"] = vector.tolist()
+        content["embedding"] = vector
 
 
 def _batch(
