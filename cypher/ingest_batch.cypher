@@ -5,10 +5,11 @@
 // Nodes are merged on their natural key within the scope (Content.key, Tag.name,
 // Cue.text) and keep the random id given on first creation, so re-ingesting the
 // same batch adds nothing. Each node is looked up once: the edges name their ends
-// by position in the node lists (refs: tag in $tags, content in $contents;
-// cue_links: cue in $cues followed by $linked_cues, the texts of cues an earlier
-// batch sent, tag in $tags; tag_links: src and dst in $tags), so an edge costs no
-// index lookup. A content record carries its whole provenance: hash,
+// by position in the node lists, so an edge costs no index lookup. An edge list is
+// a map of parallel columns (cheap to send): refs {tag, content, weight} (tag in
+// $tags, content in $contents), cue_links {cue, tag, weight} (cue in $cues followed
+// by $linked_cues, the texts of cues an earlier batch sent), tag_links {src, dst,
+// weight} (both in $tags). A content record carries its whole provenance: hash,
 // principal, trust, lineage, valid time and record time, and its seal (an HMAC
 // with the audit key, checked by `audit verify`). Every trust change is
 // logged (trust_at, trust_log: parallel lists; trust_since: the last change), so a
@@ -71,26 +72,26 @@ CALL {
 WITH space, v, ms, ts, new_cues + old_cues AS cs
 CALL {
   WITH ms, ts
-  UNWIND $refs AS rec
-  WITH ts[rec.tag] AS t, ms[rec.content] AS m, rec
+  UNWIND range(0, size($refs.tag) - 1) AS i
+  WITH ts[$refs.tag[i]] AS t, ms[$refs.content[i]] AS m, $refs.weight[i] AS weight
   MERGE (t)-[r:REFERENCES]->(m)
-  SET r.weight = rec.weight
+  SET r.weight = weight
   RETURN count(r) AS referenced
 }
 CALL {
   WITH ts, cs
-  UNWIND $cue_links AS rec
-  WITH cs[rec.cue] AS c, ts[rec.tag] AS t, rec
+  UNWIND range(0, size($cue_links.cue) - 1) AS i
+  WITH cs[$cue_links.cue[i]] AS c, ts[$cue_links.tag[i]] AS t, $cue_links.weight[i] AS weight
   MERGE (c)-[l:LINKED_TO]->(t)
-  SET l.weight = rec.weight
+  SET l.weight = weight
   RETURN count(l) AS cue_linked
 }
 CALL {
   WITH ts
-  UNWIND $tag_links AS rec
-  WITH ts[rec.src] AS s, ts[rec.dst] AS t, rec
+  UNWIND range(0, size($tag_links.src) - 1) AS i
+  WITH ts[$tag_links.src[i]] AS s, ts[$tag_links.dst[i]] AS t, $tag_links.weight[i] AS weight
   MERGE (s)-[l:LINKED_TO]->(t)
-  SET l.weight = rec.weight
+  SET l.weight = weight
   RETURN count(l) AS tag_linked
 }
 WITH space, v

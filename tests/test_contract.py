@@ -233,7 +233,7 @@ def test_a_failing_batch_writes_nothing(store: GraphStore, ns: str) -> None:
     batch = build_batches(parse_corpus(CHAIN), RuleExtractor(), HashingEmbedder(), stamp)[0]
     prepare_write(store, ns, HashingEmbedder())
     params = batch.params(ns, "shared", AuditLog().seal)
-    params["refs"] = [*params["refs"], {**params["refs"][0], "weight": {"x": 1}}]
+    params["refs"]["weight"][-1] = {"x": 1}  # the batch's last reference cannot be stored
     with pytest.raises(QueryError), store.transaction() as tx:
         tx.run("ingest_batch", params)
     assert namespace_stats(store, ns)["contents"] == 0

@@ -26,9 +26,10 @@ import time
 import uuid
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -47,6 +48,7 @@ from mragent.memory.space import STORE_SCHEMA, check_space, space_embedder
 __all__ = ["text_hash"]  # re-exported: the one text hash every module uses
 
 BATCH_SIZE = 500
+T = TypeVar("T")
 Sealer = Callable[[str, str, dict[str, Any]], str]
 # Bumped whenever ingest writes a different graph for the same input.
 # 7: every content carries its passage embedding.
@@ -110,21 +112,21 @@ class GraphRecords:
             "tags": self.tags,
             "cues": self.cues,
             "linked_cues": linked_cues,
-            "refs": [
-                {"tag": tag_at[e["tag"]], "content": key_at[e["content"]], "weight": e["weight"]}
-                for e in self.refs
-            ],
-            "cue_links": [
-                {"cue": cue_at[e["cue"]], "tag": tag_at[e["tag"]], "weight": e["weight"]}
-                for e in self.cue_links
-            ],
-            "tag_links": [
-                {"src": tag_at[e["src"]], "dst": tag_at[e["dst"]], "weight": e["weight"]}
-                for e in self.tag_links
-            ],
+            "refs": _columns(self.refs, tag=tag_at, content=key_at, weight=None),
+            "cue_links": _columns(self.cue_links, cue=cue_at, tag=tag_at, weight=None),
+            "tag_links": _columns(self.tag_links, src=tag_at, dst=tag_at, weight=None),
             "supersedes": self.supersedes,
             "depends": self.depends,
         }
+
+
+def _columns(edges: list[dict[str, Any]], **fields: dict[str, int] | None) -> dict[str, list[Any]]:
+    """``edges`` as parallel columns, one per field: a node field becomes the node's
+    position in its list (through the field's table), a weight stays as it is."""
+    return {
+        name: [e[name] for e in edges] if at is None else [at[e[name]] for e in edges]
+        for name, at in fields.items()
+    }
 
 
 @dataclass(frozen=True)
@@ -195,7 +197,7 @@ def _built(
         written: When given, the cue texts earlier batches of this run carry; a
             batch then leaves those cues out of its node list (its edges still
             merge onto them), so each cue is embedded and sent once per run. Only
-            for batches written in order, each before the next is built, under
+            for batches written in order, each after every batch before it, under
             the audit lock (nothing prunes a linked cue in between).
     """
     explicit = defaultdict(list)
@@ -387,14 +389,30 @@ def _ingest(store: GraphStore, source: CorpusSource, ns: str, opts: _Options) ->
         # One record for the whole ingest: its "after" hash covers every text in order.
         entry = (ns, opts.principal, "ingest", source.name, None, scan.digest, detail)
         with audited(store, opts.audit, *entry):
-            batches = _built(source, stamp, embedder, written=set())
-            for done, batch in enumerate(batches, start=1):
-                store.run("ingest_batch", batch.params(ns, opts.scope, opts.audit.seal))
+            built = _built(source, stamp, embedder, written=set())
+            batches = (batch.params(ns, opts.scope, opts.audit.seal) for batch in built)
+            for done, params in enumerate(ahead(batches), start=1):
+                store.run("ingest_batch", params)
                 if opts.progress:
                     opts.progress(done, total)
             store.run("rank_links", {"ns": ns})
             store.run("rank_references", {"ns": ns})
     return IngestReport(ns, scan.count, total, before, namespace_stats(store, ns))
+
+
+def ahead(items: Iterator[T]) -> Iterator[T]:
+    """``items`` in order, each next one made in a worker thread while the caller uses
+    the one before: building a batch (extraction, embedding, parameters) overlaps the
+    database writing the previous one, and at most two batches are held at a time.
+
+    An error making an item is raised where the caller takes it; items are still
+    handed over one by one, so a batch is written only after every batch before it.
+    """
+    with ThreadPoolExecutor(max_workers=1) as worker:
+        pending = worker.submit(next, items, None)
+        while (item := pending.result()) is not None:
+            pending = worker.submit(next, items, None)
+            yield item
 
 
 def refuse_forgotten(

@@ -19,7 +19,7 @@ half as much. ``vecf32`` stores the same vector either way.
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 import numpy as np
@@ -29,12 +29,16 @@ def _string(value: str) -> str:
     return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
+@lru_cache(maxsize=4096, typed=True)  # the same few map keys, once per record
 def _key(key: object) -> str:
     text = key.decode() if isinstance(key, bytes) else str(key)
     if not text or "`" in text:
         # The header parser takes no escaped backtick, and no empty name.
         raise ValueError(f"parameter or map key {text!r} cannot be sent to FalkorDB")
     return f"`{text}`"
+
+
+_NUMBERS = (float, int)
 
 
 @cache
@@ -51,8 +55,10 @@ def literal(value: Any) -> str:
         return _string(value)
     if kind is float or kind is int:
         return str(value)
-    if kind is list and value and all(type(item) is float for item in value):
-        return "[" + ",".join(map(str, value)) + "]"
+    if kind is list and value and type(value[0]) in _NUMBERS:
+        first = type(value[0])
+        if all(type(item) is first for item in value):
+            return "[" + ",".join(map(str, value)) + "]"
     # The client's own order of checks, for every other shape (str subclasses included).
     if isinstance(value, str):
         return _string(value)
