@@ -391,7 +391,7 @@ def _ingest(store: GraphStore, source: CorpusSource, ns: str, opts: _Options) ->
         with audited(store, opts.audit, *entry):
             built = _built(source, stamp, embedder, written=set())
             batches = (batch.params(ns, opts.scope, opts.audit.seal) for batch in built)
-            for done, params in enumerate(ahead(batches), start=1):
+            for done, params in enumerate(_ahead(batches), start=1):
                 store.run("ingest_batch", params)
                 if opts.progress:
                     opts.progress(done, total)
@@ -400,7 +400,7 @@ def _ingest(store: GraphStore, source: CorpusSource, ns: str, opts: _Options) ->
     return IngestReport(ns, scan.count, total, before, namespace_stats(store, ns))
 
 
-def ahead(items: Iterator[T]) -> Iterator[T]:
+def _ahead(items: Iterator[T]) -> Iterator[T]:
     """``items`` in order, each next one made in a worker thread while the caller uses
     the one before: building a batch (extraction, embedding, parameters) overlaps the
     database writing the previous one, and at most two batches are held at a time.
