@@ -16,8 +16,9 @@ Weights come from corpus statistics:
 
 Every content carries its provenance (:class:`WriteStamp`): the writing
 principal, its trust state, its scope, its text hash and its valid and record
-times. Every batch is written by one statement (``ingest_batch``), then link
-ranks are recomputed once (``rank_links``).
+times. Every batch is written by one statement (``ingest_batch``), then the
+edges out of the tags and cues the run wrote are ranked
+(:func:`~mragent.memory.ranks.rank_touched`).
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from mragent.memory.audit import AuditLog
 from mragent.memory.audited import audited
 from mragent.memory.ingest_source import CorpusSource, CorpusStats, text_hash
 from mragent.memory.principal import Principal
+from mragent.memory.ranks import rank_touched
 from mragent.memory.space import STORE_SCHEMA, check_space, space_embedder
 
 __all__ = ["text_hash"]  # re-exported: the one text hash every module uses
@@ -389,14 +391,16 @@ def _ingest(store: GraphStore, source: CorpusSource, ns: str, opts: _Options) ->
         # One record for the whole ingest: its "after" hash covers every text in order.
         entry = (ns, opts.principal, "ingest", source.name, None, scan.digest, detail)
         with audited(store, opts.audit, *entry):
-            built = _built(source, stamp, embedder, written=set())
+            cues: set[str] = set()  # every cue text the run links (filled as batches are built)
+            built = _built(source, stamp, embedder, written=cues)
             batches = (batch.params(ns, opts.scope, opts.audit.seal) for batch in built)
+            tags: set[str] = set()
             for done, params in enumerate(_ahead(batches), start=1):
                 store.run("ingest_batch", params)
+                tags.update(tag["name"] for tag in params["tags"])
                 if opts.progress:
                     opts.progress(done, total)
-            store.run("rank_links", {"ns": ns})
-            store.run("rank_references", {"ns": ns})
+            rank_touched(store, ns, opts.scope, sorted(tags), sorted(cues))
     return IngestReport(ns, scan.count, total, before, namespace_stats(store, ns))
 
 
