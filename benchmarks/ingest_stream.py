@@ -152,13 +152,13 @@ def main() -> None:
                         run["contents_per_s"] = args.contents / run["seconds"]
                         if db is None:
                             run.update(server_figures(home))
-                        else:
+                        runs.setdefault(f"{name} {engine}", []).append(run)
+                        print(_line(f"{name:8s} {engine:9s} round {round_}", args.contents, run))
+                        if db is not None:
                             with open_store(db, home=home) as store:
                                 store.run("delete_namespace", {"ns": ns})
                     finally:
                         embedded.stop(home)
-                    runs.setdefault(f"{name} {engine}", []).append(run)
-                    print(_line(f"{name:8s} {engine:9s} round {round_}", args.contents, run))
     summary = _summary(runs)
     for case, figures in summary.items():
         ratios = {k: round(v, 2) for k, v in figures.items() if k.endswith("_ratio")}
