@@ -184,7 +184,7 @@ class _EvaluationCache:
 
 
 def heldout(args: argparse.Namespace) -> None:
-    """``run_evolve`` on the MuSiQue-100 training half per gene set; its winner on the other half."""
+    """``run_evolve`` per gene set on the MuSiQue-100 training half; its winner on the rest."""
     from mragent.core.genome import GeneSet
 
     store, ns, data = _musique(args.db)
