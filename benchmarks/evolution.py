@@ -72,11 +72,11 @@ def _musique(db: str | None) -> tuple[Any, str, Any]:
 _DATA = {"musique": "MuSiQue-100", "reference": "reference corpus"}
 
 
-def _reference(db: str | None) -> tuple[Any, str, Any]:
-    data, ns, _ = load_questions_corpus(None, None, None)
+def _reference(db: str | None) -> tuple[Any, str, Any, Path]:
+    data, ns, path = load_questions_corpus(None, None, None)
     store = open_store(db)
     ensure_ingested(store, data, ns)
-    return store, ns, data
+    return store, ns, data, path
 
 
 def _embedder() -> str:
@@ -86,21 +86,33 @@ def _embedder() -> str:
 
 
 def compare(args: argparse.Namespace) -> None:
-    from mragent.core.genome import GENE_SETS, PRESETS, GeneSet, narrowed_genes
+    from mragent.core.genome import GeneSet
     from mragent.evolution.compare import compare_searches
     from mragent.evolution.objectives import ACCURACY, RECALL
+    from mragent.evolution.run import new_study
     from mragent.evolution.split import DEFAULT_SPLIT
-    from mragent.evolution.study import Study
 
     if args.data == "musique":
         store, ns, data = _musique(args.db)
-        split, objectives = "0.5", RECALL
-        ranges = {"traversalDepth": (1, args.max_depth)}
+        split, objectives, path = "0.5", RECALL, MUSIQUE
+        ranges: tuple[tuple[str, float, float], ...] = (
+            ("traversalDepth", 1.0, float(args.max_depth)),
+        )
     else:  # the bundled reference corpus, as `mragent evolve` with its defaults
-        store, ns, data = _reference(args.db)
-        split, objectives, ranges = DEFAULT_SPLIT, ACCURACY, {}
+        store, ns, data, path = _reference(args.db)
+        split, objectives, ranges = DEFAULT_SPLIT, ACCURACY, ()
+    options = EvolveOptions(
+        corpus_path=path,
+        ns=ns,
+        generations=args.generations,
+        population=args.population,
+        seed=args.seed,
+        split=split,
+        objective=objectives.name,
+        gene_set=GeneSet(args.genes),
+        gene_ranges=ranges,
+    )
     train, _ = split_questions(data.questions, split, args.seed)
-    genes = narrowed_genes(ranges, GENE_SETS[GeneSet(args.genes)])
     cache = _EvaluationCache(Path(args.cache)) if args.cache else None
     evaluator = Evaluator(
         Memory(store, ns),
@@ -113,24 +125,12 @@ def compare(args: argparse.Namespace) -> None:
     if cache:
         evaluator.cache.update(cache.known)
 
-    def study(seed: int) -> Study:
-        return Study(
-            evaluator,
-            population=args.population,
-            generations=args.generations,
-            seed=seed,
-            baseline=PRESETS["default"],
-            seeds=[g for n, g in PRESETS.items() if n != "default"],
-            objectives=objectives,
-            genes=genes,
-        )
-
     reused = evaluator.evaluations
     started = time.perf_counter()
     with evaluator:
         comparison = compare_searches(
             evaluator,
-            study,
+            lambda seed: new_study(evaluator, options, seed),
             [args.seed + i for i in range(args.seeds)],
             on_phase=lambda m: print(f"[{_clock()}] {m}", flush=True),
         )
