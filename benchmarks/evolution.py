@@ -271,8 +271,8 @@ def _compare_markdown(result: dict[str, Any]) -> list[str]:
         "taken from earlier runs' evaluations.",
         "",
         "| method | evaluations | final HV median [min..max] | best score median | "
-        "to gate (median) | to random's final HV (median, share of budget) |",
-        "|---|---:|---:|---:|---:|---:|",
+        "in box (median) | to gate (median) | to random's final HV (median, share of budget) |",
+        "|---|---:|---:|---:|---:|---:|---:|",
     ]
     for f in report["methods"]:
         hv, best = f["final_hypervolume"], f["best_score"]
@@ -281,6 +281,7 @@ def _compare_markdown(result: dict[str, Any]) -> list[str]:
         lines.append(
             f"| {LABELS[f['method']]} | {sorted(f['evaluations'])[len(f['evaluations']) // 2]} | "
             f"{hv['median']:.4f} [{hv['min']:.4f}..{hv['max']:.4f}] | {best['median']:.3f} | "
+            f"{f['inside_box_share']['median']:.0%} | "
             f"{f['evaluations_to_gate']['median']} | {reach['median']} (never: {reach['never']})"
             f"{'' if share is None else f', {share:.0%}'} |"
         )
