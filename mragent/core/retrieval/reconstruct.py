@@ -2,7 +2,8 @@
 
 Runs ``traverse.cypher``: it confirms the reader's entry candidates under the
 read view, runs the literal ``(c:Cue)-[:LINKED_TO*1..N]->(t:Tag)-[:REFERENCES]
-->(m:Content)`` shape from the confirmed cues with ``N`` = ``traversalDepth``
+->(m:Content)`` shape (matched in two steps, the LINKED_TO walk first: see the
+query's header) from the confirmed cues with ``N`` = ``traversalDepth``
 rendered from the range-checked genome (and the view's REFERENCES rank property
 from a closed set), walks the bridges of the confirmed seeds, and reports the
 namespace version it read. Everything else is a parameter. Every content it
