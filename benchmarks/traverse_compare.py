@@ -29,16 +29,14 @@ from typing import Any
 from mragent.apps.synthetic import generate
 from mragent.core import queries
 from mragent.core.genome import Genome
-from mragent.core.retrieval.reconstruct import (
-    HOP_DECAY,
-    POOL_FACTOR,
-    TRAILS_PER_CONTENT,
-    rank_property,
-)
+from mragent.core.retrieval.reconstruct import rank_property, traverse_params
 from mragent.core.store import open_store
 from mragent.core.store.base import GraphStore
 from mragent.core.store.falkordb_params import params_header
 from mragent.memory.reader import Memory
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from scale import _summary  # the scale benchmark's p50/p95, shared
 
 DEPTHS = (1, 2, 3, 4)
 
@@ -60,19 +58,7 @@ def before_template(cypher_dir: Path, engine: str) -> queries.QueryTemplate:
 def _params(memory: Memory, genome: Genome, question: str) -> dict[str, Any]:
     """The parameters ``reconstruct.traverse`` sends for this question."""
     found = memory.candidates(question, genome)[0]
-    return {
-        "ns": memory.ns,
-        **memory.view.params(),
-        "pending_weight": memory.view.pending_weight,
-        "candidates": [{"id": c.id, "score": c.score, "seed": c.seed} for c in found],
-        "cue_k": genome.cueK,
-        "fanout": genome.tagFanout,
-        "decay": HOP_DECAY,
-        "prune": genome.pruneThreshold,
-        "limit": genome.maxContent * POOL_FACTOR,
-        "paths_per_content": TRAILS_PER_CONTENT,
-        "bridges": genome.traversalDepth >= 2,
-    }
+    return traverse_params(memory.ns, memory.view, found, genome)
 
 
 def _server_ms(store: GraphStore, text: str, params: dict[str, Any]) -> float | None:
@@ -80,15 +66,6 @@ def _server_ms(store: GraphStore, text: str, params: dict[str, Any]) -> float | 
     if store.capabilities.engine != "falkordb":
         return None
     return float(store._graph.query(params_header(params) + text).run_time_ms)  # type: ignore[attr-defined]
-
-
-def _summary(values: list[float]) -> dict[str, float]:
-    ordered = sorted(values)
-    return {
-        "p50": statistics.median(ordered),
-        "p95": ordered[max(0, int(0.95 * len(ordered)) - 1)],
-        "n": len(ordered),
-    }
 
 
 def measure(store: GraphStore, size: int, before_dir: Path, queries_n: int) -> dict[str, Any]:

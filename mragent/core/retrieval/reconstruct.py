@@ -86,6 +86,30 @@ def rank_property(view: ReadView) -> str:
     return "rank_pending" if view.include_pending else "rank"
 
 
+def traverse_params(
+    ns: str,
+    view: ReadView,
+    candidates: Sequence[CueHit],
+    genome: Genome,
+    *,
+    bridges: bool = True,
+) -> dict[str, Any]:
+    """The ``traverse.cypher`` parameters for one question (see :func:`traverse`)."""
+    return {
+        "ns": ns,
+        **view.params(),
+        "pending_weight": view.pending_weight,
+        "candidates": [{"id": c.id, "score": c.score, "seed": c.seed} for c in candidates],
+        "cue_k": genome.cueK,
+        "fanout": genome.tagFanout,
+        "decay": HOP_DECAY,
+        "prune": genome.pruneThreshold,
+        "limit": genome.maxContent * POOL_FACTOR,
+        "paths_per_content": TRAILS_PER_CONTENT,
+        "bridges": bridges and genome.traversalDepth >= 2,
+    }
+
+
 def traverse(
     store: GraphStore,
     ns: str,
@@ -111,19 +135,7 @@ def traverse(
     """
     rows = store.run(
         "traverse",
-        {
-            "ns": ns,
-            **view.params(),
-            "pending_weight": view.pending_weight,
-            "candidates": [{"id": c.id, "score": c.score, "seed": c.seed} for c in candidates],
-            "cue_k": genome.cueK,
-            "fanout": genome.tagFanout,
-            "decay": HOP_DECAY,
-            "prune": genome.pruneThreshold,
-            "limit": genome.maxContent * POOL_FACTOR,
-            "paths_per_content": TRAILS_PER_CONTENT,
-            "bridges": bridges and genome.traversalDepth >= 2,
-        },
+        traverse_params(ns, view, candidates, genome, bridges=bridges),
         depth=genome.traversalDepth,
         rank=rank_property(view),
     )
