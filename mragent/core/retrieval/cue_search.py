@@ -293,7 +293,9 @@ class CueIndex:
         return self.texts[self.slot_of[cue_id]]
 
 
-def top_positions(scores: np.ndarray, slots: np.ndarray, k: int, keys: Sequence[str]) -> list[int]:
+def top_positions(
+    scores: np.ndarray, slots: np.ndarray, k: int, keys: Sequence[str] | np.ndarray
+) -> list[int]:
     """Positions of the ``k`` best scores, ties broken by ``keys[slot]`` (by partition)."""
     if k <= 0 or not len(scores):
         return []

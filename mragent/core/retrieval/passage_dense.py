@@ -1,0 +1,166 @@
+"""Stage 1b, dense half: contents entered by their passage embeddings beside BM25.
+
+A question that paraphrases its first-hop passage shares few words with it, so
+BM25 alone does not seed it; the passage's embedding (the embedder's passage
+method over title and text, written with the content) still lies near the
+question's query embedding.
+
+:class:`DensePassages` is an HNSW index (hnswlib) of the passage vectors by
+content slot, kept current by the namespace's change feed with the rest of the
+passage index and searched with ``ef`` = ``efSearch``, keeping the
+``min(efSearch, DENSE_CANDIDATES)`` nearest admitted passages, as cue search
+keeps its dense cue hits.
+
+:func:`fused_passages` fuses those hits with the contents' BM25 scores by the
+genome's ``fusion`` weighted by ``hybridAlpha``, the genes that fuse cue
+search's halves. The fusion decides the order only. Its values live on another
+scale (RRF's are near ``1/61``, compressed so that the twentieth passage scores
+three quarters of the first) and would make every passage look as relevant as
+the best, crowd cue hits out of the entry slots and flatten the final blend. So
+the fused order is explicitly put back on BM25's scale: the passage at fused
+rank ``i`` gets the BM25 score of the question's ``i``-th best passage. The
+population of scores the seeds, their floor, the entry competition with cues
+and the blend see is the one BM25 alone gives; what changes is which passage
+holds which score. Sparse-only fusion (``hybridAlpha`` 0) is BM25 exactly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import hnswlib
+import numpy as np
+
+from mragent.core.errors import MragentError
+from mragent.core.genome import Genome
+from mragent.core.retrieval.cue_search import (
+    DENSE_CANDIDATES,
+    HNSW_EF_CONSTRUCTION,
+    HNSW_M,
+    HNSW_SEED,
+)
+from mragent.core.retrieval.fusion import Side, fuse
+from mragent.core.retrieval.sparse_index import SparseHits
+
+_GROW = 1.5
+
+
+class DensePassages:
+    """Passage vectors by content slot in an HNSW index (a content written without one
+    enters by BM25 only).
+
+    Args:
+        dimension: The embedder's dimension.
+    """
+
+    def __init__(self, dimension: int) -> None:
+        self.dimension = dimension
+        self.present = np.zeros(0, dtype=bool)
+        self.hnsw = hnswlib.Index(space="cosine", dim=max(1, dimension))
+        self.hnsw.init_index(
+            max_elements=16, M=HNSW_M, ef_construction=HNSW_EF_CONSTRUCTION, random_seed=HNSW_SEED
+        )
+
+    def __len__(self) -> int:
+        return int(np.count_nonzero(self.present))
+
+    def add(self, rows: Sequence[tuple[int, Sequence[float], str]]) -> None:
+        """Give slots their vectors, in the given order (it fixes the HNSW build).
+
+        Args:
+            rows: ``(slot, vector, content id)``; a slot already present gets the new vector.
+        """
+        if not rows:
+            return
+        matrix = np.asarray([vector for _, vector, _ in rows], dtype=np.float32)
+        if matrix.ndim != 2 or matrix.shape[1] != self.dimension:
+            bad = next(cid for _, v, cid in rows if len(v) != self.dimension)
+            raise MragentError(
+                f"content {bad} has a passage vector of {len(rows[0][1])} dimensions; "
+                f"the namespace's embedder stamps {self.dimension}"
+            )
+        labels = np.asarray([slot for slot, _, _ in rows])
+        self._reserve(int(labels.max()) + 1)
+        # hnswlib updates a known label in place (and unmarks it if it was deleted).
+        self.hnsw.add_items(matrix, labels, num_threads=1)
+        self.present[labels] = True
+
+    def clear(self, slot: int) -> None:
+        """Remove the vector of ``slot`` (a forgotten or purged content)."""
+        if slot < len(self.present) and self.present[slot]:
+            self.present[slot] = False
+            self.hnsw.mark_deleted(slot)
+
+    def _reserve(self, size: int) -> None:
+        if size > self.hnsw.get_max_elements():
+            self.hnsw.resize_index(max(size, int(self.hnsw.get_max_elements() * _GROW)))
+        if size > len(self.present):
+            grow = max(size, int(len(self.present) * _GROW) + 16) - len(self.present)
+            self.present = np.concatenate([self.present, np.zeros(grow, dtype=bool)])
+
+    def search(self, vector: np.ndarray, ef: int, mask: np.ndarray) -> dict[int, float]:
+        """Slot -> cosine similarity of the ``min(ef, DENSE_CANDIDATES)`` nearest
+        admitted passages (HNSW with beam width ``ef``)."""
+        size = min(len(self.present), len(mask))
+        admitted = self.present[:size] & mask[:size]
+        allowed = int(np.count_nonzero(admitted))
+        k = min(DENSE_CANDIDATES, ef, allowed)
+        if k <= 0:
+            return {}
+        self.hnsw.set_ef(max(ef, k))
+        every = allowed == len(self)
+        labels, distances = self.hnsw.knn_query(
+            vector.reshape(1, -1).astype(np.float32),
+            k=k,
+            num_threads=1,
+            filter=None if every else (lambda label: bool(label < size and admitted[label])),
+        )
+        return {int(i): 1.0 - float(d) for i, d in zip(labels[0], distances[0], strict=True)}
+
+
+def fused_passages(
+    sparse: SparseHits,
+    near: dict[int, float],
+    genome: Genome,
+    keys: Sequence[str],
+) -> tuple[SparseHits, np.ndarray | None]:
+    """The question's passage scores: BM25 fused with the dense passage hits, on BM25's scale.
+
+    Args:
+        sparse: BM25 scores of the admitted contents sharing a question term.
+        near: The dense passage hits (slot -> cosine), from :meth:`DensePassages.search`.
+        genome: Supplies fusion and hybridAlpha.
+        keys: Content keys by slot (the stable tie key).
+
+    Returns:
+        Scores (positive only), slots ascending, as BM25's hits are: the passage at
+        fused rank ``i`` scores BM25's ``i``-th best score (dense cosines when no
+        content shares a term with the question); and each slot's fused rank, which
+        orders passages BM25 scored alike (None: BM25 alone, ties broken by key).
+    """
+    if genome.hybridAlpha == 0.0 or not near:
+        return sparse, None
+
+    def tie(slot: str) -> str:
+        return keys[int(slot)]
+
+    words = {str(int(s)): float(v) for s, v in zip(sparse.slots, sparse.scores, strict=True)}
+    fused = fuse(
+        genome.fusion, Side.of({str(s): v for s, v in near.items()}, tie), Side.of(words, tie),
+        genome.hybridAlpha,
+    )  # fmt: skip
+    # A passage only the zero-weighted side found is no evidence.
+    order = sorted((s for s, v in fused.items() if v > 0), key=lambda s: (-fused[s], tie(s)))
+    scale = np.sort(sparse.scores if len(sparse) else np.fromiter(near.values(), float))[::-1]
+    ranks = np.full(len(keys), len(keys), dtype=np.int64)
+    kept = []
+    for rank, slot in enumerate(order[: len(scale)]):
+        if scale[rank] > 0:
+            kept.append((int(slot), float(scale[rank])))
+            ranks[int(slot)] = rank
+    kept.sort()
+    hits = SparseHits(
+        np.array([slot for slot, _ in kept], dtype=np.int32),
+        np.array([value for _, value in kept], dtype=np.float64),
+    )
+    return hits, ranks
