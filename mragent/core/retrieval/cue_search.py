@@ -76,10 +76,7 @@ class CueIndex:
         self.scope_names: list[str] = []
         self.slot_of: dict[str, int] = {}
         self.by_text: dict[tuple[str, str], int] = {}  # (scope, text) -> live slot
-        self.hnsw = hnswlib.Index(space="cosine", dim=dimension)
-        self.hnsw.init_index(
-            max_elements=16, M=HNSW_M, ef_construction=HNSW_EF_CONSTRUCTION, random_seed=HNSW_SEED
-        )
+        self.hnsw = new_hnsw(dimension)
         self.sparse = SparseIndex()
 
     def __len__(self) -> int:
@@ -145,8 +142,7 @@ class CueIndex:
         return dropped
 
     def _reserve(self, size: int) -> None:
-        if size > self.hnsw.get_max_elements():
-            self.hnsw.resize_index(max(size, int(self.hnsw.get_max_elements() * _GROW)))
+        reserve_hnsw(self.hnsw, size)
         if size > len(self.live):
             grow = max(size, int(len(self.live) * _GROW) + 16) - len(self.live)
             self.live = np.concatenate([self.live, np.zeros(grow, dtype=bool)])
@@ -163,22 +159,8 @@ class CueIndex:
         self, vector: np.ndarray, ef: int, mask: np.ndarray, k: int = DENSE_CANDIDATES
     ) -> dict[str, float]:
         """HNSW search with beam width ``ef`` among ``mask``: cue id -> cosine similarity."""
-        allowed = int(np.count_nonzero(mask))
-        k = min(k, ef, allowed)
-        if k <= 0:
-            return {}
-        self.hnsw.set_ef(max(ef, k))
-        # Deleted slots never come back; a filter is needed only when scopes are excluded.
-        every = allowed == len(self)
-        labels, distances = self.hnsw.knn_query(
-            vector.reshape(1, -1),
-            k=k,
-            num_threads=1,
-            filter=None if every else (lambda label: bool(mask[label])),
-        )
-        return {
-            self.ids[int(i)]: 1.0 - float(d) for i, d in zip(labels[0], distances[0], strict=True)
-        }
+        near = hnsw_search(self.hnsw, vector, ef, min(k, ef), mask, len(self))
+        return {self.ids[slot]: similarity for slot, similarity in near.items()}
 
     def exact_dense(self, vector: np.ndarray, k: int, mask: np.ndarray) -> dict[str, float]:
         """Brute-force cosine top-k among ``mask``, the ground truth HNSW approximates."""
@@ -291,6 +273,43 @@ class CueIndex:
 
     def _text(self, cue_id: str) -> str:
         return self.texts[self.slot_of[cue_id]]
+
+
+def new_hnsw(dimension: int) -> hnswlib.Index:
+    """An empty cosine HNSW index with the fixed build parameters and seed."""
+    index = hnswlib.Index(space="cosine", dim=dimension)
+    index.init_index(
+        max_elements=16, M=HNSW_M, ef_construction=HNSW_EF_CONSTRUCTION, random_seed=HNSW_SEED
+    )
+    return index
+
+
+def reserve_hnsw(hnsw: hnswlib.Index, size: int) -> None:
+    """Room for ``size`` labels (grown by half at least, so adds stay amortised)."""
+    if size > hnsw.get_max_elements():
+        hnsw.resize_index(max(size, int(hnsw.get_max_elements() * _GROW)))
+
+
+def hnsw_search(
+    hnsw: hnswlib.Index, vector: np.ndarray, ef: int, k: int, mask: np.ndarray, live: int
+) -> dict[int, float]:
+    """Label -> cosine similarity of the ``k`` nearest labels ``mask`` admits, searched
+    with beam width ``ef`` (``live``: how many labels are not deleted)."""
+    allowed = int(np.count_nonzero(mask))
+    k = min(k, allowed)
+    if k <= 0:
+        return {}
+    hnsw.set_ef(max(ef, k))
+    # Deleted labels never come back; a filter is needed only when live ones are excluded.
+    every = allowed == live
+    size = len(mask)
+    labels, distances = hnsw.knn_query(
+        vector.reshape(1, -1).astype(np.float32, copy=False),
+        k=k,
+        num_threads=1,
+        filter=None if every else (lambda label: bool(label < size and mask[label])),
+    )
+    return {int(i): 1.0 - float(d) for i, d in zip(labels[0], distances[0], strict=True)}
 
 
 def top_positions(

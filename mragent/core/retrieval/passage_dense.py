@@ -28,16 +28,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import hnswlib
 import numpy as np
 
 from mragent.core.errors import MragentError
 from mragent.core.genome import Genome
 from mragent.core.retrieval.cue_search import (
     DENSE_CANDIDATES,
-    HNSW_EF_CONSTRUCTION,
-    HNSW_M,
-    HNSW_SEED,
+    hnsw_search,
+    new_hnsw,
+    reserve_hnsw,
 )
 from mragent.core.retrieval.fusion import Side, fuse
 from mragent.core.retrieval.sparse_index import SparseHits
@@ -56,10 +55,7 @@ class DensePassages:
     def __init__(self, dimension: int) -> None:
         self.dimension = dimension
         self.present = np.zeros(0, dtype=bool)
-        self.hnsw = hnswlib.Index(space="cosine", dim=max(1, dimension))
-        self.hnsw.init_index(
-            max_elements=16, M=HNSW_M, ef_construction=HNSW_EF_CONSTRUCTION, random_seed=HNSW_SEED
-        )
+        self.hnsw = new_hnsw(max(1, dimension))
 
     def __len__(self) -> int:
         return int(np.count_nonzero(self.present))
@@ -92,8 +88,7 @@ class DensePassages:
             self.hnsw.mark_deleted(slot)
 
     def _reserve(self, size: int) -> None:
-        if size > self.hnsw.get_max_elements():
-            self.hnsw.resize_index(max(size, int(self.hnsw.get_max_elements() * _GROW)))
+        reserve_hnsw(self.hnsw, size)
         if size > len(self.present):
             grow = max(size, int(len(self.present) * _GROW) + 16) - len(self.present)
             self.present = np.concatenate([self.present, np.zeros(grow, dtype=bool)])
@@ -103,19 +98,7 @@ class DensePassages:
         admitted passages (HNSW with beam width ``ef``)."""
         size = min(len(self.present), len(mask))
         admitted = self.present[:size] & mask[:size]
-        allowed = int(np.count_nonzero(admitted))
-        k = min(DENSE_CANDIDATES, ef, allowed)
-        if k <= 0:
-            return {}
-        self.hnsw.set_ef(max(ef, k))
-        every = allowed == len(self)
-        labels, distances = self.hnsw.knn_query(
-            vector.reshape(1, -1).astype(np.float32),
-            k=k,
-            num_threads=1,
-            filter=None if every else (lambda label: bool(label < size and admitted[label])),
-        )
-        return {int(i): 1.0 - float(d) for i, d in zip(labels[0], distances[0], strict=True)}
+        return hnsw_search(self.hnsw, vector, ef, min(DENSE_CANDIDATES, ef), admitted, len(self))
 
 
 def fused_passages(

@@ -190,9 +190,10 @@ class Scored:
     def seeds(self, k: int, cues: CueIndex, cue_mask: np.ndarray) -> list[CueHit]:
         """Entry candidates for the most relevant contents that have a title cue.
 
-        Of the ``2 k`` best contents (ties: the fused rank, else the content key), every one with an
-        admitted title cue scoring at least :data:`SEED_FLOOR` of the best, best first:
-        the first ``k`` are the seeds, the rest stand by for those the database refuses.
+        Of the ``2 k`` best contents (ties: the fused rank, else the content key),
+        every one with an admitted title cue scoring at least :data:`SEED_FLOOR` of the
+        best, best first: the first ``k`` are the seeds, the rest stand by for those
+        the database refuses.
         """
         index, hits = self.index, self.hits
         top = self.top if self.top > 0 else 1.0
@@ -217,7 +218,7 @@ class Scored:
         return out
 
     def relevance(self) -> Relevance:
-        """Content id -> BM25 score scaled so the best content scores 1.0."""
+        """Content id -> passage score scaled so the best content scores 1.0."""
         return Relevance(self)
 
 
