@@ -17,7 +17,6 @@ from mragent.core.genome import PRESETS, Fusion, Genome
 from mragent.core.retrieval.passages import PassageIndex
 from mragent.core.store.base import GraphStore
 from mragent.memory import index_files
-from mragent.memory.audit import AuditLog
 from mragent.memory.principal import Principal
 from mragent.memory.reader import Memory
 from mragent.memory.writer import Memories
@@ -126,21 +125,20 @@ def test_forgotten_passages_leave_the_dense_index() -> None:
 ANA = Principal("human", "ana")
 
 
-@pytest.mark.backend
-def test_passage_vectors_follow_the_change_feed_and_persist(
-    store: GraphStore, ns: str, index_dir: Path, audit_log_path: Path
+def follows_the_feed_and_persists(
+    store: GraphStore, ns: str, index_dir: Path, memories: Memories
 ) -> None:
-    ingest(store, parse_corpus(CHAIN), ns)
+    """Passage vectors come with the change feed, persist with the index copy and leave
+    with a forgotten content (``ns`` holds CHAIN, written with a semantic embedder)."""
     first = Memory(store, ns)
     assert len(first.index.passages.dense) == len(first.index.passages) > 0
     saved = list(index_dir.rglob("contents_hnsw.bin"))
     assert saved and stat.S_IMODE(os.stat(saved[0]).st_mode) == 0o600
 
-    memories = Memories(store, ns, AuditLog(audit_log_path))
     fact = memories.remember("The Lyra observatory is directed by Mara Voss.", principal=ANA)
     first.refresh()  # the change feed brings the new content's vector
     passages = first.index.passages
-    vector = first.embedder.embed_queries(["Lyra observatory"])[0]
+    vector = first.embedder.embed_queries(["Who runs the Lyra observatory?"])[0]
     every = np.ones(len(passages.ids), dtype=bool)
     near = passages.dense.search(vector, 64, every)
     slot = passages.slot_of[fact.id]
@@ -159,3 +157,18 @@ def test_passage_vectors_follow_the_change_feed_and_persist(
     memories.forget(fact.id, principal=ANA, reason="test")
     second.refresh()
     assert slot not in second.index.passages.dense.search(vector, 64, every)
+
+
+@pytest.mark.backend
+def test_hashing_passages_enter_by_bm25_alone(store: GraphStore, ns: str) -> None:
+    # Feature-hashing vectors count the words BM25 already weighs: no dense half.
+    ingest(store, parse_corpus(CHAIN), ns)
+    memory = Memory(store, ns, index_dir=None)
+    assert memory.identity.lexical and len(memory.index.passages.dense) == 0
+    passages, (_, mask) = memory.index.passages, memory._masks()
+    question = "Where was the founder of Acme born?"
+    vector = memory.embedder.embed_queries([question])[0]
+    fused = passages.entry(question, vector, mask, PRESETS["default"]).hits
+    bm25 = passages.score(question, mask).hits
+    assert fused.slots.tolist() == bm25.slots.tolist()
+    assert fused.scores.tolist() == bm25.scores.tolist()

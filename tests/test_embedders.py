@@ -54,9 +54,12 @@ from mragent.core.retrieval.passage_dense import DensePassages
 from mragent.core.store import open_store
 from mragent.core.store.base import GraphStore
 from mragent.core.store.falkordb import FalkorStore
+from mragent.memory.audit import AuditLog
 from mragent.memory.reader import Memory
+from mragent.memory.writer import Memories
 from tests.conftest import REPO, required_backends
 from tests.fixtures import CHAIN, ingest
+from tests.test_dense_passages import follows_the_feed_and_persists
 
 runner = CliRunner()
 PARIS = "Paris: Paris is the capital and largest city of France."
@@ -446,6 +449,16 @@ def test_a_paraphrased_first_hop_passage_enters_the_graph_densely(
     assert set(dense.retrieved_keys[:2]) == {"organ", "brook"}
     assert set(without.retrieved_keys[:2]) != {"organ", "brook"}
     assert dense.timings_ms["embed"] > 0  # the question's embedding is a stage of its own
+
+
+def test_passage_vectors_of_a_real_model_follow_the_feed_and_persist(
+    private_graph: Callable[[], GraphStore], index_dir: Path
+) -> None:
+    model = real_model("model")
+    with private_graph() as store:
+        ingest(store, parse_corpus(CHAIN), "feed", embedder=model)
+        memories = Memories(store, "feed", AuditLog(), embedder=model)
+        follows_the_feed_and_persists(store, "feed", index_dir, memories)
 
 
 def test_cli_ingest_recall_and_reembed_with_the_default_model(

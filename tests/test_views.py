@@ -27,7 +27,7 @@ from mragent.core.store.base import GraphStore
 from mragent.memory.reader import Memory
 from tests.fixtures import CHAIN, ingest
 
-SEEDING_QUESTION = "Which birds did the chairman of the Kestravel Canal Company keep?"
+SEEDING_QUESTION = "In which hills does the Orlen River rise?"
 SEEDING_GENOME = PRESETS["default"].replace(cueK=12, pruneThreshold=0.6, traversalDepth=2)
 
 

@@ -174,7 +174,7 @@ def _read(
         (cues.scopes[slot], cues.texts[slot]): slot for slot in np.flatnonzero(cues.live).tolist()
     }
     cues.sparse = SparseIndex.from_arrays(_unprefixed("sparse", cue_data))
-    passages = PassageIndex(identity.dimension)
+    passages = PassageIndex(identity.dimension, dense=not identity.lexical)
     passages.dense.hnsw = hnswlib.Index(space="cosine", dim=identity.dimension)
     passages.dense.hnsw.load_index(
         str(where / "contents_hnsw.bin"), max_elements=max(16, int(meta["contents"]))

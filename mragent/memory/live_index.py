@@ -65,7 +65,8 @@ class LiveIndex:
         """Indexes with nothing in them (the next refresh is a full build)."""
         dimension = identity.dimension
         scopes = tuple(sorted(set(scopes)))
-        return cls(ns, scopes, identity, CueIndex(dimension), PassageIndex(dimension))
+        passages = PassageIndex(dimension, dense=not identity.lexical)
+        return cls(ns, scopes, identity, CueIndex(dimension), passages)
 
     def stale(self, space: dict[str, Any]) -> bool:
         """Whether the change feed cannot bring these indexes to ``space`` (a

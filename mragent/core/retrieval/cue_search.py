@@ -21,7 +21,7 @@ build order gives the same ranking.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,7 +30,7 @@ import numpy as np
 
 from mragent.core.genome import Genome
 from mragent.core.retrieval.fusion import Side, fuse
-from mragent.core.retrieval.sparse_index import SparseIndex
+from mragent.core.retrieval.sparse_index import SparseHits, SparseIndex
 from mragent.core.store.base import GraphStore
 from mragent.core.text import content_words
 
@@ -208,24 +208,8 @@ class CueIndex:
         """BM25 over cue texts as a fusion side: the ``want`` best cues and ``extra``
         (the dense hits), ranked and normalised within every cue sharing a term."""
         hits = self.sparse.scores(content_words(question), mask)
-        if not len(hits):
-            return Side({}, {})
-        order = top_positions(hits.scores, hits.slots, want, self.texts)
-        chosen = {int(hits.slots[i]) for i in order}
-        for cue_id in extra:
-            slot = self.slot_of.get(cue_id)
-            if slot is not None:
-                chosen.add(slot)
-        scores: dict[str, float] = {}
-        ranks: dict[str, int] = {}
-        ranker = _Ranker(hits.scores, hits.slots, self.texts)
-        for slot in chosen:
-            i = int(np.searchsorted(hits.slots, slot))
-            if i >= len(hits.slots) or hits.slots[i] != slot:
-                continue  # a dense hit sharing no term: not on the sparse side
-            scores[self.ids[slot]] = float(hits.scores[i])
-            ranks[self.ids[slot]] = ranker.rank(float(hits.scores[i]), self.texts[slot])
-        return Side.of_population(scores, ranks, hits.scores)
+        slots = [self.slot_of[cue_id] for cue_id in extra if cue_id in self.slot_of]
+        return sparse_side(hits, want, slots, self.texts, self.ids.__getitem__)
 
     def search(
         self,
@@ -275,6 +259,33 @@ class CueIndex:
         return self.texts[self.slot_of[cue_id]]
 
 
+def sparse_side(
+    hits: SparseHits,
+    want: int,
+    extra: Iterable[int],
+    keys: Sequence[str],
+    name: Callable[[int], str],
+) -> Side:
+    """A BM25 population as a fusion side: its ``want`` best and the ``extra`` slots that
+    are in it, named by ``name(slot)``, ranked (ties: ``keys[slot]``) and normalised
+    within the whole population, so fusing them gives the values fusing all would."""
+    if not len(hits):
+        return Side({}, {})
+    best = top_positions(hits.scores, hits.slots, want, keys.__getitem__)
+    chosen = {int(hits.slots[i]) for i in best}
+    chosen.update(extra)
+    scores: dict[str, float] = {}
+    ranks: dict[str, int] = {}
+    ranker = _Ranker(hits.scores, hits.slots, keys)
+    for slot in chosen:
+        i = int(np.searchsorted(hits.slots, slot))
+        if i >= len(hits.slots) or hits.slots[i] != slot:
+            continue  # a dense hit sharing no term: not on the sparse side
+        scores[name(slot)] = float(hits.scores[i])
+        ranks[name(slot)] = ranker.rank(float(hits.scores[i]), keys[slot])
+    return Side.of_population(scores, ranks, hits.scores)
+
+
 def new_hnsw(dimension: int) -> hnswlib.Index:
     """An empty cosine HNSW index with the fixed build parameters and seed."""
     index = hnswlib.Index(space="cosine", dim=dimension)
@@ -313,9 +324,9 @@ def hnsw_search(
 
 
 def top_positions(
-    scores: np.ndarray, slots: np.ndarray, k: int, keys: Sequence[str] | np.ndarray
+    scores: np.ndarray, slots: np.ndarray, k: int, tie: Callable[[int], Any]
 ) -> list[int]:
-    """Positions of the ``k`` best scores, ties broken by ``keys[slot]`` (by partition)."""
+    """Positions of the ``k`` best scores, ties broken by ``tie(slot)`` (by partition)."""
     if k <= 0 or not len(scores):
         return []
     if k < len(scores):
@@ -323,7 +334,7 @@ def top_positions(
         pool = np.flatnonzero(scores >= cut)
     else:
         pool = np.arange(len(scores))
-    ordered = sorted(pool.tolist(), key=lambda i: (-scores[i], keys[int(slots[i])]))
+    ordered = sorted(pool.tolist(), key=lambda i: (-scores[i], tie(int(slots[i]))))
     return ordered[:k]
 
 

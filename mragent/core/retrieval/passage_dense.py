@@ -26,7 +26,7 @@ holds which score. Sparse-only fusion (``hybridAlpha`` 0) is BM25 exactly.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -37,11 +37,13 @@ from mragent.core.retrieval.cue_search import (
     hnsw_search,
     new_hnsw,
     reserve_hnsw,
+    sparse_side,
 )
 from mragent.core.retrieval.fusion import Side, fuse
 from mragent.core.retrieval.sparse_index import SparseHits
 
 _GROW = 1.5
+FUSED_BM25 = 2 * DENSE_CANDIDATES  # BM25's best passages fused with the dense hits
 
 
 class DensePassages:
@@ -106,8 +108,14 @@ def fused_passages(
     near: dict[int, float],
     genome: Genome,
     keys: Sequence[str],
-) -> tuple[SparseHits, np.ndarray | None]:
+) -> tuple[SparseHits, Callable[[int], tuple[int, str]] | None]:
     """The question's passage scores: BM25 fused with the dense passage hits, on BM25's scale.
+
+    The :data:`FUSED_BM25` best BM25 passages and the dense hits are fused (BM25's
+    ranks and statistics those of all its scores); the fused passages, in fused
+    order, take BM25's best scores, one each (those past BM25's population take
+    none), and every passage left out of the fusion keeps its own BM25 score (none
+    when BM25's weight is zero). The values are BM25's, whoever holds them.
 
     Args:
         sparse: BM25 scores of the admitted contents sharing a question term.
@@ -116,10 +124,10 @@ def fused_passages(
         keys: Content keys by slot (the stable tie key).
 
     Returns:
-        Scores (positive only), slots ascending, as BM25's hits are: the passage at
-        fused rank ``i`` scores BM25's ``i``-th best score (dense cosines when no
-        content shares a term with the question); and each slot's fused rank, which
-        orders passages BM25 scored alike (None: BM25 alone, ties broken by key).
+        Scores (positive only), slots ascending, as BM25's hits are (dense cosines set
+        the scale when no content shares a term with the question); and the tie key by
+        slot, which orders passages given equal scores by their fused rank (None: BM25
+        alone, ties broken by content key).
     """
     if genome.hybridAlpha == 0.0 or not near:
         return sparse, None
@@ -127,23 +135,28 @@ def fused_passages(
     def tie(slot: str) -> str:
         return keys[int(slot)]
 
-    words = {str(int(s)): float(v) for s, v in zip(sparse.slots, sparse.scores, strict=True)}
     fused = fuse(
-        genome.fusion, Side.of({str(s): v for s, v in near.items()}, tie), Side.of(words, tie),
+        genome.fusion,
+        Side.of({str(slot): value for slot, value in near.items()}, tie),
+        sparse_side(sparse, FUSED_BM25, near, keys, str),
         genome.hybridAlpha,
-    )  # fmt: skip
+    )
     # A passage only the zero-weighted side found is no evidence.
-    order = sorted((s for s, v in fused.items() if v > 0), key=lambda s: (-fused[s], tie(s)))
-    scale = np.sort(sparse.scores if len(sparse) else np.fromiter(near.values(), float))[::-1]
-    ranks = np.full(len(keys), len(keys), dtype=np.int64)
-    kept = []
-    for rank, slot in enumerate(order[: len(scale)]):
-        if scale[rank] > 0:
-            kept.append((int(slot), float(scale[rank])))
-            ranks[int(slot)] = rank
-    kept.sort()
+    order = sorted(
+        (int(s) for s, v in fused.items() if v > 0), key=lambda s: (-fused[str(s)], keys[s])
+    )
+    population = sparse.scores if len(sparse) else np.fromiter(near.values(), np.float64)
+    scale = np.sort(population)[::-1][: len(order)]
+    values = dict(zip(order, scale.tolist(), strict=False))  # fused beyond the scale: none
+    if genome.hybridAlpha < 1.0:
+        candidates = {int(slot) for slot in fused}
+        for slot, value in zip(sparse.slots.tolist(), sparse.scores.tolist(), strict=True):
+            if slot not in candidates:
+                values[slot] = value
+    kept = sorted((slot, value) for slot, value in values.items() if value > 0)
     hits = SparseHits(
         np.array([slot for slot, _ in kept], dtype=np.int32),
         np.array([value for _, value in kept], dtype=np.float64),
     )
-    return hits, ranks
+    ranks = {slot: rank for rank, slot in enumerate(order)}
+    return hits, lambda slot: (ranks.get(slot, len(ranks)), keys[slot])

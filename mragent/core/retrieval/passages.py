@@ -27,7 +27,7 @@ handed to synthesis, is the database's answer in the traversal's round trip.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -51,9 +51,11 @@ class PassageIndex:
 
     Args:
         dimension: The embedder's dimension (of the passage vectors).
+        dense: Whether passages enter densely too (False: their vectors are not kept,
+            and BM25 alone scores them).
     """
 
-    def __init__(self, dimension: int = 0) -> None:
+    def __init__(self, dimension: int = 0, dense: bool = True) -> None:
         self.ids: list[str] = []
         self.keys: list[str] = []
         self.titles: list[str] = []
@@ -64,6 +66,7 @@ class PassageIndex:
         self.columns = _Columns()
         self.sparse = SparseIndex()
         self.dense = DensePassages(dimension)
+        self.dense_entry = dense
 
     def __len__(self) -> int:
         return int(np.count_nonzero(self.columns.live))
@@ -94,7 +97,8 @@ class PassageIndex:
                 if slot is None:
                     slot = self._new_slot(row)
                 self._set_state(slot, row)
-                if row.get("embedding") is not None:  # none: written before contents had one
+                # No embedding: a content written before contents carried one.
+                if self.dense_entry and row.get("embedding") is not None:
                     order = (0 if full else int(row["v"]), row["key"])
                     vectors.append((order, slot, row["embedding"], row["id"]))
             applied += 1
@@ -181,7 +185,7 @@ class Scored:
 
     index: PassageIndex
     hits: SparseHits
-    ranks: np.ndarray | None = None  # slot -> fused rank: orders equal scores (None: key)
+    ties: Callable[[int], Any] | None = None  # slot -> tie key (None: the content key)
 
     @property
     def top(self) -> float:
@@ -198,8 +202,8 @@ class Scored:
         index, hits = self.index, self.hits
         top = self.top if self.top > 0 else 1.0
         out: list[CueHit] = []
-        ties = index.keys if self.ranks is None else self.ranks
-        for i in top_positions(hits.scores, hits.slots, 2 * k, ties):
+        tie = index.keys.__getitem__ if self.ties is None else self.ties
+        for i in top_positions(hits.scores, hits.slots, 2 * k, tie):
             slot, value = int(hits.slots[i]), float(hits.scores[i])
             cue = cues.by_text.get((index.scopes[slot], index.titles[slot]))
             if cue is None or not cue_mask[cue] or value / top < SEED_FLOOR:
