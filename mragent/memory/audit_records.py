@@ -97,10 +97,16 @@ def read_key(log: Path | str, *, create: bool = False) -> bytes:
         create: Make the key if there is none (the first append does).
 
     Raises:
-        AuditError: when there is no key and ``create`` is false, or it is malformed.
+        AuditError: when there is no key and ``create`` is false or the log already
+            holds records (a new key could check none of them, and would let whoever
+            deleted the key re-seal the chain), or when the key is malformed.
     """
     path = key_path(log)
     if create and not path.exists():
+        if _holds_records(Path(log)):
+            raise AuditError(
+                log, None, f"audit key {path} is missing while the log holds records: restore it"
+            )
         _make_key(path)
     try:
         text = path.read_text(encoding="ascii").strip()
@@ -113,6 +119,13 @@ def read_key(log: Path | str, *, create: bool = False) -> bytes:
     if not HEX64.match(text):
         raise AuditError(log, None, f"audit key {path} is not 64 hex digits")
     return bytes.fromhex(text)
+
+
+def _holds_records(log: Path) -> bool:
+    try:
+        return log.stat().st_size > 0
+    except FileNotFoundError:
+        return False
 
 
 def _make_key(path: Path) -> None:
