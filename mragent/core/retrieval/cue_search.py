@@ -21,6 +21,7 @@ build order gives the same ranking.
 from __future__ import annotations
 
 import bisect
+import heapq
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -331,11 +332,17 @@ def top_positions(
         return []
     if k < len(scores):
         cut = np.partition(scores, len(scores) - k)[len(scores) - k]
-        pool = np.flatnonzero(scores >= cut)
+        above = np.flatnonzero(scores > cut)
+        # Of the scores tied at the cut, only the first few by key make the k.
+        tied = np.flatnonzero(scores == cut).tolist()
+        tied = heapq.nsmallest(k - len(above), tied, key=lambda i: tie(int(slots[i])))
+        pool = np.concatenate([above, np.asarray(tied, dtype=above.dtype)])
     else:
         pool = np.arange(len(scores))
-    ordered = sorted(pool.tolist(), key=lambda i: (-scores[i], tie(int(slots[i]))))
-    return ordered[:k]
+    values = (-scores[pool]).tolist()  # plain floats and keys: a fast sort key
+    names = [tie(slot) for slot in slots[pool].tolist()]
+    ordered = sorted(range(len(pool)), key=lambda j: (values[j], names[j]))
+    return pool[ordered].tolist()
 
 
 class _Ranker:
