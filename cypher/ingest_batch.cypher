@@ -18,7 +18,8 @@
 // FOREACH rather than UNWIND: an empty list must not end the statement early.
 // Every tag, cue and content an edge names is in the same batch's node lists.
 // A content gets its passage embedding with its text; one created earlier without
-// one (an imported version, written whole by memory_restore) gets it here.
+// one (an imported version, written whole by memory_restore) gets it here, stamped with
+// the version so readers load it from the change feed.
 {{> bump space}}
 WITH space, space.version AS v
 FOREACH (rec IN $contents |
@@ -30,6 +31,7 @@ FOREACH (rec IN $contents |
     m.given_tags = rec.given_tags, m.given_cues = rec.given_cues,
     m.trust_at = [rec.recorded_at], m.trust_log = [rec.trust], m.trust_since = rec.recorded_at,
     m.seal = rec.seal, m.v = v
+  SET m.v = CASE WHEN m.embedding IS NULL AND rec.embedding IS NOT NULL THEN v ELSE m.v END
   SET m.embedding = coalesce(m.embedding, {{> vector rec.embedding}}))
 FOREACH (rec IN $tags |
   MERGE (t:Tag {ns: $ns, scope: $scope, name: rec.name})
