@@ -1,16 +1,23 @@
 """Evolution benchmarks: compared searches, held-out recall, wall time, scaling with workers.
 
 Usage:
-    python benchmarks/evolution.py compare [--population 32 --generations 20 --seeds 5]
+    python benchmarks/evolution.py compare [--data musique|reference --genes core|extended]
+    python benchmarks/evolution.py heldout [--genes core,extended --population 12 --generations 7]
     python benchmarks/evolution.py scaling [--workers-list 1,2,4 --population 32 --generations 2]
     python benchmarks/evolution.py reference [--repeats 3]
 
 Each writes ``benchmarks/evolution_<name>.json`` and ``benchmarks/evolution_<name>.md``.
 
-* ``compare``: ``run_evolve`` on the MuSiQue-100 training half (``--split 0.5``,
-  the run's seed picks it) with ``--compare``: NSGA-II, random search, Optuna TPE
-  and Optuna NSGA-II at NSGA-II's budget over several search seeds; also the
-  gate's winner on the held-out half.
+* ``compare``: NSGA-II, random search, Optuna TPE and Optuna NSGA-II at
+  NSGA-II's budget over several search seeds, on one cached evaluator, on the
+  MuSiQue-100 training half (``--split 0.5``, the first seed picks it; recall
+  objectives) or the reference corpus's (``--data reference``: as ``mragent
+  evolve`` with its defaults). ``--cache FILE`` keeps the deterministic
+  evaluations between runs, so a compare after a change to one search evaluates
+  only what no earlier run proposed.
+* ``heldout``: ``run_evolve`` on the MuSiQue-100 training half per gene set
+  (``--genes core,extended``); the gate's winner beside the default on the
+  held-out half.
 * ``scaling``: the same NSGA-II study (same seed) evaluated serially and on a
   Dask LocalCluster of 1, 2 and 4 workers (reached by its address, as
   ``--scheduler`` does), the runs interleaved twice, with the
@@ -62,6 +69,16 @@ def _musique(db: str | None) -> tuple[Any, str, Any]:
     return store, ns, data
 
 
+_DATA = {"musique": "MuSiQue-100", "reference": "reference corpus"}
+
+
+def _reference(db: str | None) -> tuple[Any, str, Any, Path]:
+    data, ns, path = load_questions_corpus(None, None, None)
+    store = open_store(db)
+    ensure_ingested(store, data, ns)
+    return store, ns, data, path
+
+
 def _embedder() -> str:
     from mragent.core.embedding import default_embedder
 
@@ -69,41 +86,158 @@ def _embedder() -> str:
 
 
 def compare(args: argparse.Namespace) -> None:
-    store, ns, data = _musique(args.db)
+    from mragent.core.genome import GeneSet
+    from mragent.evolution.compare import compare_searches
+    from mragent.evolution.objectives import ACCURACY, RECALL
+    from mragent.evolution.run import new_study
+    from mragent.evolution.split import DEFAULT_SPLIT
+
+    if args.data == "musique":
+        store, ns, data = _musique(args.db)
+        split, objectives, path = "0.5", RECALL, MUSIQUE
+        ranges: tuple[tuple[str, float, float], ...] = (
+            ("traversalDepth", 1.0, float(args.max_depth)),
+        )
+    else:  # the bundled reference corpus, as `mragent evolve` with its defaults
+        store, ns, data, path = _reference(args.db)
+        split, objectives, ranges = DEFAULT_SPLIT, ACCURACY, ()
     options = EvolveOptions(
-        corpus_path=MUSIQUE,
+        corpus_path=path,
         ns=ns,
-        worker_url=args.db or store.secret_url,
         generations=args.generations,
         population=args.population,
         seed=args.seed,
-        split="0.5",
-        workers=args.workers,
-        out_dir=Path(args.out),
-        compare=True,
-        compare_seeds=args.seeds,
-        objective="recall",
-        gene_ranges=(("traversalDepth", 1.0, float(args.max_depth)),),
+        split=split,
+        objective=objectives.name,
+        gene_set=GeneSet(args.genes),
+        gene_ranges=ranges,
     )
+    train, _ = split_questions(data.questions, split, args.seed)
+    cache = _EvaluationCache(Path(args.cache)) if args.cache else None
+    evaluator = Evaluator(
+        Memory(store, ns),
+        train,
+        db_url=args.db or store.secret_url,
+        workers=args.workers,
+        policy=EvaluationPolicy(objectives.name),
+        on_evaluated=cache.add if cache else None,
+    )
+    if cache:
+        evaluator.cache.update(cache.known)
+
+    reused = evaluator.evaluations
     started = time.perf_counter()
-    run = run_evolve(store, data, options, on_phase=lambda m: print(f"[{_clock()}] {m}"))
+    with evaluator:
+        comparison = compare_searches(
+            evaluator,
+            lambda seed: new_study(evaluator, options, seed),
+            [args.seed + i for i in range(args.seeds)],
+            on_phase=lambda m: print(f"[{_clock()}] {m}", flush=True),
+        )
     elapsed = time.perf_counter() - started
-    assert run.comparison is not None
-    report = run.comparison.to_dict()
-    for entry in report["runs"]:
-        entry.pop("hypervolume_curve")
-    held = _held_out(run)
+    report = comparison.to_dict()
+    curves = {f"{r['method']}@{r['seed']}": r.pop("hypervolume_curve") for r in report["runs"]}
+    caps = store.capabilities
     result = {
         "command": " ".join(sys.argv),
         "elapsed_s": elapsed,
-        "engine": f"{run.engine} {run.engine_version}",
+        "engine": f"{caps.engine} {caps.version}",
         "embedder": _embedder(),
-        "train_questions": len(run.train),
+        "data": args.data,
+        "train_questions": len(train),
+        "genes": args.genes,
+        "budget": {"population": args.population, "generations": args.generations},
+        "evaluated_here": evaluator.evaluations - reused,
+        "reused_from_cache": reused,
         "comparison": report,
-        "gate": run.gate.to_dict(),
-        "held_out": held,
     }
-    _write("compare", result, _compare_markdown(result))
+    name = args.name or f"compare-{args.data}-{args.genes}"
+    (HERE / f"evolution_{name}_curves.json").write_text(json.dumps(curves) + "\n")
+    _write(name, result, _compare_markdown(result))
+
+
+class _EvaluationCache:
+    """Evaluations kept on disk between benchmark runs (genome -> figures).
+
+    An evaluation's objectives are deterministic for one genome, question set and
+    code, so a later compare (e.g. after changing the search) re-evaluates only
+    genomes no earlier run proposed. Only latency fields differ from a fresh run,
+    and no compared figure reads them.
+    """
+
+    def __init__(self, path: Path) -> None:
+        from mragent.core.genome import make_genome
+        from mragent.evolution.trial import Evaluation
+
+        self.path = path
+        self.known: dict[Any, Any] = {}
+        if path.exists():
+            for line in path.read_text().splitlines():
+                item = json.loads(line)
+                self.known[make_genome(item["genome"])] = Evaluation.from_dict(item["evaluation"])
+        path.parent.mkdir(parents=True, exist_ok=True)
+
+    def add(self, genome: Any, evaluation: Any) -> None:
+        with self.path.open("a") as out:
+            item = {"genome": genome.to_json_dict(), "evaluation": evaluation.to_dict()}
+            out.write(json.dumps(item) + "\n")
+
+
+def heldout(args: argparse.Namespace) -> None:
+    """``run_evolve`` per gene set on the MuSiQue-100 training half; its winner on the rest."""
+    from mragent.core.genome import GeneSet
+
+    store, ns, data = _musique(args.db)
+    runs: dict[str, Any] = {}
+    for genes in args.genes.split(","):
+        options = EvolveOptions(
+            corpus_path=MUSIQUE,
+            ns=ns,
+            worker_url=args.db or store.secret_url,
+            generations=args.generations,
+            population=args.population,
+            seed=args.seed,
+            split="0.5",
+            workers=args.workers,
+            out_dir=Path(args.out) / genes,
+            objective="recall",
+            gene_set=GeneSet(genes),
+            gene_ranges=(("traversalDepth", 1.0, float(args.max_depth)),),
+        )
+        started = time.perf_counter()
+        run = run_evolve(store, data, options, on_phase=lambda m: print(f"[{_clock()}] {m}"))
+        runs[genes] = {
+            "elapsed_s": time.perf_counter() - started,
+            "genomes": len(run.study.trials),
+            "gate": run.gate.to_dict(),
+            "held_out": _held_out(run),
+        }
+    result = {
+        "command": " ".join(sys.argv),
+        "engine": f"{store.capabilities.engine} {store.capabilities.version}",
+        "embedder": _embedder(),
+        "runs": runs,
+    }
+    lines = [
+        "# Held-out recall of the evolved genome (MuSiQue-100, split 0.5)",
+        "",
+        f"`{result['command']}`: {result['engine']}, embedder {result['embedder']}; the gate "
+        "picks the winner on the training half, which is then run beside the default on the "
+        "held-out half (target: R@5 >= default + 5 points).",
+        "",
+        "| genes | genomes | gate | winner | held-out R@5 default -> evolved | "
+        "held-out accuracy default -> evolved |",
+        "|---|---:|---|---:|---|---|",
+    ]
+    for genes, entry in runs.items():
+        held = entry["held_out"]
+        lines.append(
+            f"| {genes} | {entry['genomes']} | "
+            f"{'passed' if entry['gate']['passed'] else 'not passed'} | #{held['variant_trial']} | "
+            f"{held['baseline_R@5']:.1f} -> {held['evolved_R@5']:.1f} | "
+            f"{held['baseline_accuracy']:.1f} -> {held['evolved_accuracy']:.1f} |"
+        )
+    _write("heldout", result, lines)
 
 
 def _held_out(run: EvolveRun) -> dict[str, Any] | None:
@@ -124,16 +258,21 @@ def _held_out(run: EvolveRun) -> dict[str, Any] | None:
 
 def _compare_markdown(result: dict[str, Any]) -> list[str]:
     report = result["comparison"]
+    budget = result["budget"]
     lines = [
-        "# Compared searches on the MuSiQue-100 training half",
+        f"# Compared searches on the {_DATA[result['data']]} training questions",
         "",
         f"`{result['command']}`: {result['train_questions']} training questions, "
-        f"{result['engine']}, embedder {result['embedder']}, seeds "
-        f"{', '.join(map(str, report['seeds']))}; {result['elapsed_s']:.0f} s in all.",
+        f"{result['engine']}, embedder {result['embedder']}, genes {result['genes']}, "
+        f"NSGA-II population {budget['population']} x {budget['generations']} generations "
+        f"(each other method gets NSGA-II's distinct-genome count), seeds "
+        f"{', '.join(map(str, report['seeds']))}; {result['elapsed_s']:.0f} s in all, "
+        f"{result['evaluated_here']} genomes evaluated, {result['reused_from_cache']} "
+        "taken from earlier runs' evaluations.",
         "",
         "| method | evaluations | final HV median [min..max] | best score median | "
-        "to gate (median) | to random's final HV (median, share of budget) |",
-        "|---|---:|---:|---:|---:|---:|",
+        "in box (median) | to gate (median) | to random's final HV (median, share of budget) |",
+        "|---|---:|---:|---:|---:|---:|---:|",
     ]
     for f in report["methods"]:
         hv, best = f["final_hypervolume"], f["best_score"]
@@ -142,19 +281,11 @@ def _compare_markdown(result: dict[str, Any]) -> list[str]:
         lines.append(
             f"| {LABELS[f['method']]} | {sorted(f['evaluations'])[len(f['evaluations']) // 2]} | "
             f"{hv['median']:.4f} [{hv['min']:.4f}..{hv['max']:.4f}] | {best['median']:.3f} | "
+            f"{f['inside_box_share']['median']:.0%} | "
             f"{f['evaluations_to_gate']['median']} | {reach['median']} (never: {reach['never']})"
             f"{'' if share is None else f', {share:.0%}'} |"
         )
     lines += ["", *[f"- {c['statement']}." for c in report["claims"]]]
-    held = result["held_out"]
-    if held:
-        lines += [
-            "",
-            f"Held-out half ({held['questions']} questions), trial #{held['variant_trial']} "
-            f"(gate {'passed' if result['gate']['passed'] else 'not passed'}): R@5 "
-            f"{held['baseline_R@5']:.1f} -> {held['evolved_R@5']:.1f}, accuracy "
-            f"{held['baseline_accuracy']:.1f} -> {held['evolved_accuracy']:.1f}.",
-        ]
     return lines
 
 
@@ -279,13 +410,24 @@ def main() -> None:
     parser.add_argument("--db", default=None, help="Database URL (default: embedded FalkorDB).")
     sub = parser.add_subparsers(dest="what", required=True)
     c = sub.add_parser("compare")
-    c.add_argument("--population", type=int, default=32)
-    c.add_argument("--generations", type=int, default=20)
+    c.add_argument("--population", type=int, default=12)
+    c.add_argument("--generations", type=int, default=7)
     c.add_argument("--seeds", type=int, default=5)
     c.add_argument("--seed", type=int, default=0)
     c.add_argument("--workers", type=int, default=2)
     c.add_argument("--max-depth", type=int, default=3)
-    c.add_argument("--out", default=str(HERE.parent / "runs" / "evolution-compare"))
+    c.add_argument("--data", choices=sorted(_DATA), default="musique")
+    c.add_argument("--genes", choices=["core", "extended"], default="core")
+    c.add_argument("--cache", default=None, help="JSONL file of evaluations kept between runs.")
+    c.add_argument("--name", default=None, help="Output name (default: compare-GENES).")
+    h = sub.add_parser("heldout")
+    h.add_argument("--genes", default="core,extended")
+    h.add_argument("--population", type=int, default=12)
+    h.add_argument("--generations", type=int, default=7)
+    h.add_argument("--seed", type=int, default=0)
+    h.add_argument("--workers", type=int, default=1)
+    h.add_argument("--max-depth", type=int, default=3)
+    h.add_argument("--out", default=str(HERE.parent / ".mragent" / "evolution-heldout"))
     s = sub.add_parser("scaling")
     s.add_argument("--workers-list", default="1,2,4")
     s.add_argument("--population", type=int, default=32)
@@ -296,7 +438,8 @@ def main() -> None:
     r = sub.add_parser("reference")
     r.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
-    {"compare": compare, "scaling": scaling, "reference": reference}[args.what](args)
+    commands = {"compare": compare, "heldout": heldout, "scaling": scaling, "reference": reference}
+    commands[args.what](args)
 
 
 if __name__ == "__main__":

@@ -26,7 +26,8 @@
 // Each merge key is bound by WITH first: FalkorDB looks a key given as an expression
 // (a list element) up through the namespace's index, a scan of the whole namespace.
 // A content gets its passage embedding with its text; one created earlier without
-// one (an imported version, written whole by memory_restore) gets it here.
+// one (an imported version, written whole by memory_restore) gets it here, stamped with
+// the version so readers load it from the change feed.
 {{> bump space}}
 WITH space, space.version AS v
 CALL {
@@ -41,6 +42,7 @@ CALL {
     m.given_tags = rec.given_tags, m.given_cues = rec.given_cues,
     m.trust_at = [rec.recorded_at], m.trust_log = [rec.trust], m.trust_since = rec.recorded_at,
     m.seal = rec.seal, m.v = v
+  SET m.v = CASE WHEN m.embedding IS NULL AND rec.embedding IS NOT NULL THEN v ELSE m.v END
   SET m.embedding = coalesce(m.embedding, {{> vector rec.embedding}})
   WITH m, i ORDER BY i
   RETURN collect(m) AS ms

@@ -15,16 +15,23 @@
 // hides can be an entry point or show its words.
 // The traversal: a path's evidence is the cue score times every edge weight on it,
 // times $decay for each LINKED_TO hop beyond the first. Only the $fanout strongest edges
-// out of each node are walked, checked while the paths are expanded: LINKED_TO ranks by
-// rank_links, REFERENCES ranks by rank_references, in the property `rank` names for the
-// view (rank: accepted, rank_pending: accepted or pending, rank_all: a read at an
-// earlier record time), so work is bounded by the genome and an edge to an invisible
-// content takes no slot. Paths revisiting a node are not evidence (and engines disagree
-// on whether they exist), paths under $prune are dropped, and the $limit contents with
-// the strongest single path are returned (found: [id, key, title, text, evidence,
-// paths, elements, best hops, trails], strongest first, ties on the key), each with its
-// strongest $paths_per_content trails as [evidence, hops, node ids...] (cue first,
-// content last; ties: fewer hops, then the names along the trail). A pending content's evidence is scaled by $pending_weight.
+// out of each node are walked: LINKED_TO ranks by rank_links, REFERENCES ranks by
+// rank_references, in the property `rank` names for the view (rank: accepted,
+// rank_pending: accepted or pending, rank_all: a read at an earlier record time), so an
+// edge to an invisible content takes no slot. The literal pattern
+// (c:Cue)-[:LINKED_TO*1..N]->(t:Tag)-[:REFERENCES]->(m:Content) is matched in two steps
+// so that each condition acts where its part of the path is built and the work is
+// bounded by the genome: the LINKED_TO rank and view are checked on each edge while the
+// variable-length step expands (the walkable fragment), paths revisiting a node are
+// dropped as soon as that step ends (they are not evidence, and engines disagree on
+// whether they exist), and only the surviving walks are extended by their $fanout
+// strongest REFERENCES to visible contents (tests/test_traverse_forms.py runs the
+// one-pattern form beside this one and gets the same rows). Paths under $prune are
+// dropped, and the $limit contents with the strongest single path are returned (found:
+// [id, key, title, text, evidence, paths, elements, best hops, trails], strongest first,
+// ties on the key), each with its strongest $paths_per_content trails as [evidence, hops,
+// node ids...] (cue first, content last; ties: fewer hops, then the names along the
+// trail). A pending content's evidence is scaled by $pending_weight.
 // The bridge walk ($bridges: traversalDepth >= 2): from each confirmed seed, its primary
 // tag (REFERENCES weight 1.0) links (LINKED_TO) to a tag the seed's text mentions (the
 // seed REFERENCES it too), and that tag is the primary tag of the bridged content: the
@@ -48,8 +55,7 @@ CALL {
   // of each LINKED_TO edge while it expands (a keyword cue may link to thousands).
   WITH i, cand, seed,
        size([(c)-[e:LINKED_TO*1..1]->(t:Tag)-[r:REFERENCES]->(x:Content)
-             WHERE {{> linked_ranked e}} AND r.{{rank}} <= $fanout AND t.scope IN $scopes
-               AND {{> visible x}} | 1]) AS reach
+             WHERE {{> walkable e}} AND r.{{rank}} <= $fanout AND {{> visible x}} | 1]) AS reach
   WHERE seed IS NOT NULL OR (cand.seed IS NULL AND reach > 0)
   WITH i, seed ORDER BY i
   WITH collect([i, seed.id, seed.key, seed.title, seed.text]) AS confirmed
@@ -63,23 +69,26 @@ CALL {
   // starts from every Content of the namespace and walks backwards (15x slower).
   MATCH (c:Cue {id: cand.id})
   WITH cand, c WHERE c.ns = $ns AND c.scope IN $scopes
-  MATCH p = (c:Cue)-[e:LINKED_TO*1..{{depth}}]->(t:Tag)-[r:REFERENCES]->(m:Content)
-  WHERE {{> linked_ranked e}} AND r.{{rank}} <= $fanout
-    AND all(n IN nodes(p) WHERE n.ns = $ns AND n.scope IN $scopes)
-    AND all(n IN nodes(p) WHERE single(x IN nodes(p) WHERE x = n))
-    AND {{> visible m}}
-  WITH cand, m, p, {{> trust_at m}} AS trust
-  WITH m, p, length(p) - 1 AS hops,
-       reduce(ev = cand.score, x IN relationships(p) | ev * x.weight) * $decay ^ (length(p) - 2)
+  MATCH p = (c:Cue)-[e:LINKED_TO*1..{{depth}}]->(t:Tag)
+  WHERE {{> walkable e}}
+  WITH cand, t, nodes(p) AS walk, relationships(p) AS links
+  WHERE all(n IN walk WHERE single(x IN walk WHERE x = n))
+  MATCH (t)-[r:REFERENCES]->(m:Content)
+  WHERE r.{{rank}} <= $fanout AND {{> visible m}}
+  // From here on a path is its nodes (cue first, content last) and its edges.
+  WITH cand, m, walk + [m] AS trail, links + [r] AS edges
+  WITH cand, m, trail, edges, {{> trust_at m}} AS trust
+  WITH m, trail, edges, size(edges) - 1 AS hops,
+       reduce(ev = cand.score, x IN edges | ev * x.weight) * $decay ^ (size(edges) - 2)
          * CASE WHEN trust = 'accepted' THEN 1.0 ELSE $pending_weight END AS evidence
   WHERE evidence >= $prune
   // Equal trails order by hops, then by the names along them (ids are random): the
   // trails kept per content, and so the rerank, are the same on every engine.
-  WITH m, p, hops, evidence,
-       reduce(s = '', n IN nodes(p) | s + '|' + coalesce(n.key, n.name, n.text)) AS names
+  WITH m, trail, edges, hops, evidence,
+       reduce(s = '', n IN trail | s + '|' + coalesce(n.key, n.name, n.text)) AS names
   ORDER BY evidence DESC, hops ASC, names ASC
-  WITH m, max(evidence) AS best, count(p) AS paths, sum(2 * length(p) + 1) AS elements,
-       min(hops) AS best_hops, collect([evidence, hops] + [n IN nodes(p) | n.id]) AS trails
+  WITH m, max(evidence) AS best, count(*) AS paths, sum(2 * size(edges) + 1) AS elements,
+       min(hops) AS best_hops, collect([evidence, hops] + [n IN trail | n.id]) AS trails
   WITH m, best, paths, elements, best_hops, trails ORDER BY best DESC, m.key ASC
   LIMIT $limit
   RETURN collect([m.id, m.key, m.title, m.text, best, paths, elements, best_hops,

@@ -306,6 +306,32 @@ def test_study_resumes_exactly_from_its_state() -> None:
     assert baseline.score == pytest.approx(0.7 * baseline.evaluation.accuracy)
 
 
+def _costly_tradeoff(genomes: list[Genome]) -> list[Evaluation]:
+    """Accuracy bought with work: every genome on one front, most beyond twice the default's."""
+    out = []
+    for g in genomes:
+        work = float(g.efSearch * g.tagFanout * g.traversalDepth)
+        out.append(_evaluation(round(work / (work + 600.0), 4), work, tokens=10.0, hops=2.0))
+    return out
+
+
+def test_selection_keeps_genomes_inside_the_hypervolume_box_when_it_can() -> None:
+    from mragent.evolution.hypervolume import overshoot
+
+    study = Study(_costly_tradeoff, population=8, generations=4, seed=5)
+    study.optimize()
+    base = study.baseline_trial.evaluation
+    archive = {t.genome: t for t in study.trials}
+    inside = [t for t in study.trials if overshoot(t, base) < 0]
+    outside = [t for t in study.trials if overshoot(t, base) >= 0]
+    assert len(inside) >= 8 and outside  # the box binds, and NSGA-II alone keeps extremes
+    assert all(overshoot(archive[g], base) < 0 for g in study.population)
+    # With fewer feasible genomes than places, the nearest infeasible ones fill the rest.
+    pool = [inside[0].genome, *(t.genome for t in outside)]
+    nearest = sorted(outside, key=lambda t: (overshoot(t, base), t.number))[:3]
+    assert study._select(pool, 4) == [inside[0].genome, *(t.genome for t in nearest)]
+
+
 def test_proposer_genomes_are_validated_and_injected() -> None:
     class Proposer:
         def propose(self, context: ProposalContext) -> list[dict[str, Any]]:

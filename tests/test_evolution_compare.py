@@ -168,6 +168,8 @@ def test_comparison_gives_every_method_nsga2s_budget_at_every_seed() -> None:
             assert run.final_hypervolume == pytest.approx(
                 hypervolume(run.trials, run.trials[0].evaluation)
             )
+            inside = points(run.trials, run.trials[0].evaluation) < 1.0
+            assert run.inside_share == pytest.approx(inside.all(axis=1).mean())
     report = comparison.to_dict()
     figures = {f["method"]: f for f in report["methods"]}
     assert figures[RANDOM]["to_reach_random_final_hv"]["never"] == 0  # random reaches its own

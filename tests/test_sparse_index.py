@@ -10,6 +10,7 @@ import pytest
 
 from mragent.core.corpus import load_corpus
 from mragent.core.paths import shipped
+from mragent.core.retrieval.cue_search import top_positions
 from mragent.core.retrieval.sparse_index import SparseIndex
 from mragent.core.text import content_words
 
@@ -127,3 +128,15 @@ def test_a_live_slot_cannot_be_filled_twice() -> None:
     index.add(0, ["a"])
     with pytest.raises(ValueError, match="slot 0"):
         index.add(0, ["b"])
+
+
+@pytest.mark.parametrize("k", [1, 3, 10, 199, 200, 250])
+def test_top_positions_equal_a_full_sort_whatever_the_ties(k: int) -> None:
+    rng = random.Random(k)
+    for _ in range(50):
+        # Few distinct scores and few distinct keys: most of the cut is ties.
+        scores = np.array([float(rng.randrange(4)) for _ in range(200)])
+        slots = np.array(rng.sample(range(400), 200))
+        keys = [f"k{rng.randrange(30)}" for _ in range(400)]
+        full = sorted(range(200), key=lambda i: (-scores[i], keys[int(slots[i])]))[:k]
+        assert top_positions(scores, slots, k, keys.__getitem__) == full

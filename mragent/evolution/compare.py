@@ -7,8 +7,9 @@ so a genome two methods both propose is evaluated once (its figures are
 deterministic, so sharing changes nothing but the time).
 
 Per method and seed: the hypervolume after every evaluation
-(:mod:`mragent.evolution.hypervolume`), the best score, and the evaluations
-until the first gate candidate. Across seeds: medians and ranges, and for each
+(:mod:`mragent.evolution.hypervolume`), the best score, the share of
+evaluations inside the hypervolume's reference box (the others add nothing),
+and the evaluations until the first gate candidate. Across seeds: medians and ranges, and for each
 method the evaluations it needed to reach random search's final hypervolume.
 A claim that NSGA-II beats another method is made only when its final
 hypervolume is higher on enough seeds for a one-sided sign test at 5%
@@ -24,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mragent.evolution.gate import evaluations_to_gate
-from mragent.evolution.hypervolume import evaluations_to_reach, hypervolume_curve
+from mragent.evolution.hypervolume import evaluations_to_reach, hypervolume_curve, overshoot
 from mragent.evolution.random_search import random_search
 from mragent.evolution.stats import sign_test
 from mragent.evolution.study import BatchEvaluate, Study
@@ -66,6 +67,12 @@ class MethodRun:
     def best_score(self) -> float:
         """Highest score in the archive."""
         return max(t.score for t in self.trials)
+
+    @property
+    def inside_share(self) -> float:
+        """Share of the evaluations whose point lies inside the hypervolume's reference box."""
+        base = self.trials[0].evaluation
+        return sum(overshoot(t, base) < 0 for t in self.trials) / len(self.trials)
 
     @property
     def to_gate(self) -> int | None:
@@ -122,6 +129,7 @@ class Comparison:
             "evaluations": budgets,
             "final_hypervolume": _summary([r.final_hypervolume for r in runs]),
             "best_score": _summary([r.best_score for r in runs]),
+            "inside_box_share": _summary([r.inside_share for r in runs]),
             "evaluations_to_gate": _reached([r.to_gate for r in runs]),
             "to_reach_random_final_hv": _reached(reach),
             "budget_share_to_reach_random_final_hv": (
@@ -166,6 +174,7 @@ class Comparison:
                     "evaluations": len(r.trials),
                     "final_hypervolume": r.final_hypervolume,
                     "best_score": r.best_score,
+                    "inside_box_share": r.inside_share,
                     "evaluations_to_gate": r.to_gate,
                     "hypervolume_curve": list(r.curve),
                 }

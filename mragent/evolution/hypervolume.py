@@ -55,6 +55,17 @@ def points(trials: Sequence[Trial], baseline: Evaluation) -> np.ndarray:
     return np.array(rows, dtype=float).reshape(len(rows), len(scales))
 
 
+def overshoot(trial: Trial, baseline: Evaluation) -> float:
+    """How far ``trial``'s point lies beyond the reference box: its largest coordinate - 1.
+
+    Negative inside the box (the trial can add volume), 0 or more outside it
+    (zero quality, or a cost at or beyond :data:`REFERENCE_COST` x the
+    baseline's); infinite for a genome stopped by the time cap.
+    """
+    found = points([trial], baseline)
+    return float(found[0].max()) - 1.0 if len(found) else float("inf")
+
+
 def _volume(minimised: np.ndarray) -> float:
     """Exact hypervolume of points in the unit box against the reference point (1, ..., 1)."""
     import moocore  # loaded only when a volume is computed: the CLI's start stays light

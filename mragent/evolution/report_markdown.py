@@ -199,15 +199,18 @@ def _comparison(comparison: dict[str, Any] | None) -> list[str]:
         "Medians over the seeds, [min..max]. Budget: the distinct genomes NSGA-II "
         "evaluated at each seed; to gate: evaluations until the first gate candidate; "
         "to random's HV: evaluations until the method reached random search's final "
-        "hypervolume at the same seed (share of the budget).",
+        "hypervolume at the same seed (share of the budget); in box: share of the "
+        "evaluations inside the hypervolume's reference box (the rest add nothing).",
         "",
-        "| method | evaluations | final hypervolume | best score | to gate | to random's HV |",
-        "|---|---:|---:|---:|---:|---:|",
+        "| method | evaluations | final hypervolume | best score | in box | to gate | "
+        "to random's HV |",
+        "|---|---:|---:|---:|---:|---:|---:|",
     ]
     for f in comparison["methods"]:
         lines.append(
             f"| {LABELS[f['method']]} | {_median_range(f['evaluations'])} | "
             f"{_spread(f['final_hypervolume'], '.4f')} | {_spread(f['best_score'], '.3f')} | "
+            f"{f['inside_box_share']['median']:.0%} | "
             f"{_reached(f['evaluations_to_gate'])} | {_reached(f['to_reach_random_final_hv'])}"
             f"{_share(f['budget_share_to_reach_random_final_hv'])} |"
         )

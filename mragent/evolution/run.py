@@ -267,7 +267,7 @@ def _search(
         on_evaluated=on_evaluated,
         policy=EvaluationPolicy(options.objective, options.time_cap_s),
     ) as evaluator:
-        study = _new_study(evaluator, options, options.seed, proposer, on_trial)
+        study = new_study(evaluator, options, options.seed, proposer, on_trial)
         if options.resume:
             earlier_s = load_checkpoint(ckpt, study, stamp)
             evaluator.cache.update({t.genome: t.evaluation for t in study.trials})
@@ -284,7 +284,7 @@ def _search(
             seeds = [options.seed + i for i in range(options.compare_seeds)]
             comparison = compare_searches(
                 evaluator,
-                lambda seed: _new_study(evaluator, options, seed, None, None),
+                lambda seed: new_study(evaluator, options, seed),
                 seeds,
                 first=study,
                 on_phase=phase,
@@ -306,13 +306,14 @@ def _split(corpus: Corpus, options: EvolveOptions) -> tuple[list[Question], list
     return train, held
 
 
-def _new_study(
+def new_study(
     evaluator: Evaluator,
     options: EvolveOptions,
     seed: int,
-    proposer: MutationProposer | None,
-    on_trial: Callable[[Trial], None] | None,
+    proposer: MutationProposer | None = None,
+    on_trial: Callable[[Trial], None] | None = None,
 ) -> Study:
+    """The (not yet run) NSGA-II study a run makes: default baseline, presets as seeds."""
     return Study(
         evaluator,
         population=options.population,

@@ -3,9 +3,19 @@
 Selection is DEAP's ``tools.selNSGA2`` (non-dominated sorting, then crowding
 distance) over an :class:`~mragent.evolution.objectives.Objectives` set: accuracy
 (max), or support recall@5 and accuracy (max); then cost = deterministic work
-(min), context tokens (min) and hops (min). Parents are drawn by a binary tournament on Pareto
-dominance, then crowding distance, then the scalar score policy; variation is
-the typed operators of :mod:`mragent.evolution.encoding`. Every random draw comes from
+(min), context tokens (min) and hops (min). Genomes outside the hypervolume's
+reference box (zero quality, or a cost at or beyond
+:data:`~mragent.evolution.hypervolume.REFERENCE_COST` x the baseline's) are
+infeasible, as in Deb's constrained domination: every feasible genome is
+preferred to them, and among themselves the one nearer the box wins. Without
+that rule, crowding under four or five objectives keeps the most expensive
+extremes in the population (they are non-dominated, with infinite crowding
+distance), and their offspring land outside the box, where they add nothing:
+over 5 seeds on the reference corpus (16 x 6) about a third of NSGA-II's
+evaluations fell there, against 4-8% of random search's. Parents are drawn by
+a binary tournament on feasibility, then Pareto dominance, then crowding
+distance, then the scalar score policy; variation is the typed operators of
+:mod:`mragent.evolution.encoding`. Every random draw comes from
 one ``random.Random(seed)`` owned by the study, so a run is reproducible and
 its state can be checkpointed and resumed exactly.
 """
@@ -27,7 +37,7 @@ from mragent.evolution.encoding import (
     mutate,
     random_genotype,
 )
-from mragent.evolution.hypervolume import hypervolume
+from mragent.evolution.hypervolume import hypervolume, overshoot
 from mragent.evolution.objectives import ACCURACY, RECALL_METRIC, Objectives
 from mragent.evolution.proposer import MutationProposer, ProposalContext
 from mragent.evolution.trial import Evaluation, Trial, pareto_front
@@ -206,16 +216,35 @@ class Study:
             individuals.append(ind)
         return individuals
 
+    def _overshoot(self, genome: Genome) -> float:
+        """How far a genome lies beyond the hypervolume's reference box (< 0: inside)."""
+        return overshoot(self._archive[genome], self.baseline_trial.evaluation)
+
+    def _infeasibility(self, genome: Genome) -> float:
+        """-1 for a genome inside the reference box, else its overshoot (>= 0)."""
+        over = self._overshoot(genome)
+        return -1.0 if over < 0 else over
+
     def _select(self, genomes: Sequence[Genome], k: int) -> list[Genome]:
+        """NSGA-II over the feasible genomes; the infeasible fill what is left, nearest first."""
         from deap import tools
 
-        chosen = tools.selNSGA2(self._individuals(genomes), k)
-        return [decode(ind, self.genes) for ind in chosen]
+        feasible = [g for g in genomes if self._overshoot(g) < 0]
+        chosen = tools.selNSGA2(self._individuals(feasible), min(k, len(feasible)))
+        picked = [decode(ind, self.genes) for ind in chosen]
+        rest = sorted(
+            (g for g in genomes if self._overshoot(g) >= 0),
+            key=lambda g: (self._overshoot(g), self._archive[g].number),
+        )
+        return picked + rest[: k - len(picked)]
 
     def _tournament(self, parents: list[Any]) -> list[Any]:
         """Binary tournament: dominance, then crowding distance, then score, then a coin."""
 
         def better(a: Any, b: Any) -> Any:
+            over_a, over_b = (self._infeasibility(decode(x, self.genes)) for x in (a, b))
+            if over_a != over_b:  # feasible first, then the nearer to the box
+                return a if over_a < over_b else b
             if a.fitness.dominates(b.fitness):
                 return a
             if b.fitness.dominates(a.fitness):
@@ -236,7 +265,13 @@ class Study:
         from deap import tools
 
         parents = self._individuals(self.population)
-        tools.selNSGA2(parents, len(parents))
+        feasible = []
+        for genome, parent in zip(self.population, parents, strict=True):
+            if self._overshoot(genome) < 0:
+                feasible.append(parent)
+            else:  # ranked by feasibility before crowding is read
+                parent.fitness.crowding_dist = 0.0
+        tools.selNSGA2(feasible, len(feasible))  # crowding among the feasible only
         offspring = [list(ind) for ind in self._tournament(parents)]
         for i in range(0, len(offspring) - 1, 2):
             if self.rng.random() < self.crossover_prob:

@@ -4,9 +4,10 @@ Layout: ``<dir>/<uid>/<scopes>/<version>/`` (``dir``: ``$MRAGENT_INDEX_DIR``,
 else ``index`` under the mragent home; ``scopes``: a digest of the scopes
 indexed), holding ``meta.json`` (format, namespace, scopes, uid, version,
 embedder identity), ``cues.npz`` and ``contents.npz`` (slot
-tables, BM25 postings and vocabulary, view state) and ``hnsw.bin`` (hnswlib's
-own file). No content's text is stored: titles and cue texts (the indexes'
-keys) and term postings only. A copy is written into a temporary directory and
+tables, BM25 postings and vocabulary, view state), ``hnsw.bin`` and
+``contents_hnsw.bin`` (hnswlib's own files of the cue and passage vectors). No
+content's text is stored: titles and cue texts (the indexes' keys), term
+postings and vectors only. A copy is written into a temporary directory and
 renamed into place, so a reader only ever sees a whole one; older copies of the
 namespace are removed after. Directories are 0700 and files 0600.
 
@@ -39,7 +40,7 @@ from mragent.core.retrieval.passages import PassageIndex
 from mragent.core.retrieval.sparse_index import SparseIndex
 from mragent.memory.live_index import LiveIndex
 
-FORMAT = 1
+FORMAT = 2  # 2: the passage vectors' HNSW index
 SAVE_AFTER = 500  # rows applied since the last copy that make a new one worth writing
 
 
@@ -136,14 +137,15 @@ def _write(index: LiveIndex, where: Path) -> None:
         "scopes": np.array(passages.scopes, dtype=str),
         **_prefixed("column", passages.columns.arrays(len(passages.ids))),
         **_prefixed("sparse", passages.sparse.to_arrays()),
+        "dense_present": passages.dense.present[: len(passages.ids)],
     }
     _private(where / "cues.npz", lambda f: np.savez(f, **cue_arrays))  # type: ignore[arg-type]
     _private(where / "contents.npz", lambda f: np.savez(f, **content_arrays))  # type: ignore[arg-type]
     logs = {str(slot): list(entry) for slot, entry in passages.logs.items()}
     _private(where / "logs.json", lambda f: f.write(json.dumps(logs).encode()))
-    hnsw_path = where / "hnsw.bin"
-    cues.hnsw.save_index(str(hnsw_path))
-    os.chmod(hnsw_path, 0o600)
+    for name, hnsw in (("hnsw.bin", cues.hnsw), ("contents_hnsw.bin", passages.dense.hnsw)):
+        hnsw.save_index(str(where / name))
+        os.chmod(where / name, 0o600)
     _private(where / "meta.json", lambda f: f.write(json.dumps(meta).encode()))
 
 
@@ -172,7 +174,12 @@ def _read(
         (cues.scopes[slot], cues.texts[slot]): slot for slot in np.flatnonzero(cues.live).tolist()
     }
     cues.sparse = SparseIndex.from_arrays(_unprefixed("sparse", cue_data))
-    passages = PassageIndex()
+    passages = PassageIndex(identity.dimension, dense=not identity.lexical)
+    passages.dense.hnsw = hnswlib.Index(space="cosine", dim=identity.dimension)
+    passages.dense.hnsw.load_index(
+        str(where / "contents_hnsw.bin"), max_elements=max(16, int(meta["contents"]))
+    )
+    passages.dense.present = content_data["dense_present"].astype(bool)
     passages.ids, passages.keys = content_data["ids"].tolist(), content_data["keys"].tolist()
     passages.titles, passages.scopes = (
         content_data["titles"].tolist(),

@@ -2,9 +2,10 @@
 
 :class:`LiveIndex` holds the dense and sparse cue indexes
 (:class:`~mragent.core.retrieval.cue_search.CueIndex`) and the passage index
-(:class:`~mragent.core.retrieval.passages.PassageIndex`) of the scopes a reader
-reads (the feed is filtered on them: no other scope's words reach the reader),
-tied to the namespace's identity (``uid``) and to the version they reflect.
+(:class:`~mragent.core.retrieval.passages.PassageIndex`: BM25 and passage
+vectors) of the scopes a reader reads (the feed is filtered on them: no other
+scope's words reach the reader), tied to the namespace's identity (``uid``) and
+to the version they reflect.
 :meth:`LiveIndex.refresh` brings them to the database's version by reading only
 what changed since (``index_cues`` and ``index_contents`` rows
 stamped after it, ``space_dropped`` for deleted cues); a reader whose version
@@ -21,7 +22,7 @@ from the last saved version instead of reading the namespace.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -44,7 +45,7 @@ class LiveIndex:
         scopes: The scopes indexed (sorted).
         identity: The embedder the cue vectors come from.
         cues: Dense and sparse cue indexes.
-        passages: The passage index.
+        passages: The passage index (BM25 and passage vectors).
         uid: The namespace's identity the indexes belong to (None before a build).
         version: The namespace version the indexes reflect (-1: nothing read yet).
         unsaved: Rows applied since the last persisted copy.
@@ -54,7 +55,7 @@ class LiveIndex:
     scopes: tuple[str, ...]
     identity: EmbedderIdentity
     cues: CueIndex
-    passages: PassageIndex = field(default_factory=PassageIndex)
+    passages: PassageIndex
     uid: str | None = None
     version: int = -1
     unsaved: int = 0
@@ -62,7 +63,10 @@ class LiveIndex:
     @classmethod
     def empty(cls, ns: str, scopes: tuple[str, ...], identity: EmbedderIdentity) -> LiveIndex:
         """Indexes with nothing in them (the next refresh is a full build)."""
-        return cls(ns, tuple(sorted(set(scopes))), identity, CueIndex(identity.dimension))
+        dimension = identity.dimension
+        scopes = tuple(sorted(set(scopes)))
+        passages = PassageIndex(dimension, dense=not identity.lexical)
+        return cls(ns, scopes, identity, CueIndex(dimension), passages)
 
     def stale(self, space: dict[str, Any]) -> bool:
         """Whether the change feed cannot bring these indexes to ``space`` (a
@@ -103,7 +107,7 @@ class LiveIndex:
         if not full:
             dropped = store.run("space_dropped", {"ns": self.ns, "since": since})
             applied += self.cues.drop(dropped[0]["ids"] if dropped else [])
-        applied += self.passages.apply(self._feed(store, "index_contents", since))
+        applied += self.passages.apply(self._feed(store, "index_contents", since), full)
         self.uid, self.version = space.get("uid"), int(space["version"])
         self.unsaved += applied
         return applied

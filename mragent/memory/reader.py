@@ -204,7 +204,7 @@ class Memory:
             dense = index.cues.native_dense(self.store, self.ns, self.view.scopes, vector, cue_mask)
         want = genome.cueK + STANDBY
         found = index.cues.search(question, vector, genome, cue_mask, want, dense)
-        scored = index.passages.score(question, content_mask)
+        scored = index.passages.entry(question, vector, content_mask, genome)
         seeds = scored.seeds(genome.cueK, index.cues, cue_mask)
         return merge_cues(found, seeds)[: genome.cueK + want], scored.relevance()
 

@@ -29,6 +29,13 @@ class EmbedderIdentity:
     dimension: int
     normalised: bool
 
+    @property
+    def lexical(self) -> bool:
+        """Whether the vectors count the text's words (feature hashing) rather than carry
+        its meaning. Over passages such vectors hold the evidence BM25 already weighs
+        better, so a reader enters passages by BM25 alone for them."""
+        return self.kind == "hashing"
+
     def as_text(self) -> str:
         """A stable string form, stored on the namespace."""
         return f"{self.kind}:{self.model}:{self.dimension}:{'norm' if self.normalised else 'raw'}"

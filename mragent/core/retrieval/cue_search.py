@@ -21,7 +21,8 @@ build order gives the same ranking.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable, Sequence
+import heapq
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,7 +31,7 @@ import numpy as np
 
 from mragent.core.genome import Genome
 from mragent.core.retrieval.fusion import Side, fuse
-from mragent.core.retrieval.sparse_index import SparseIndex
+from mragent.core.retrieval.sparse_index import SparseHits, SparseIndex
 from mragent.core.store.base import GraphStore
 from mragent.core.text import content_words
 
@@ -76,10 +77,7 @@ class CueIndex:
         self.scope_names: list[str] = []
         self.slot_of: dict[str, int] = {}
         self.by_text: dict[tuple[str, str], int] = {}  # (scope, text) -> live slot
-        self.hnsw = hnswlib.Index(space="cosine", dim=dimension)
-        self.hnsw.init_index(
-            max_elements=16, M=HNSW_M, ef_construction=HNSW_EF_CONSTRUCTION, random_seed=HNSW_SEED
-        )
+        self.hnsw = new_hnsw(dimension)
         self.sparse = SparseIndex()
 
     def __len__(self) -> int:
@@ -145,8 +143,7 @@ class CueIndex:
         return dropped
 
     def _reserve(self, size: int) -> None:
-        if size > self.hnsw.get_max_elements():
-            self.hnsw.resize_index(max(size, int(self.hnsw.get_max_elements() * _GROW)))
+        reserve_hnsw(self.hnsw, size)
         if size > len(self.live):
             grow = max(size, int(len(self.live) * _GROW) + 16) - len(self.live)
             self.live = np.concatenate([self.live, np.zeros(grow, dtype=bool)])
@@ -163,22 +160,8 @@ class CueIndex:
         self, vector: np.ndarray, ef: int, mask: np.ndarray, k: int = DENSE_CANDIDATES
     ) -> dict[str, float]:
         """HNSW search with beam width ``ef`` among ``mask``: cue id -> cosine similarity."""
-        allowed = int(np.count_nonzero(mask))
-        k = min(k, ef, allowed)
-        if k <= 0:
-            return {}
-        self.hnsw.set_ef(max(ef, k))
-        # Deleted slots never come back; a filter is needed only when scopes are excluded.
-        every = allowed == len(self)
-        labels, distances = self.hnsw.knn_query(
-            vector.reshape(1, -1),
-            k=k,
-            num_threads=1,
-            filter=None if every else (lambda label: bool(mask[label])),
-        )
-        return {
-            self.ids[int(i)]: 1.0 - float(d) for i, d in zip(labels[0], distances[0], strict=True)
-        }
+        near = hnsw_search(self.hnsw, vector, ef, min(k, ef), mask, len(self))
+        return {self.ids[slot]: similarity for slot, similarity in near.items()}
 
     def exact_dense(self, vector: np.ndarray, k: int, mask: np.ndarray) -> dict[str, float]:
         """Brute-force cosine top-k among ``mask``, the ground truth HNSW approximates."""
@@ -226,24 +209,8 @@ class CueIndex:
         """BM25 over cue texts as a fusion side: the ``want`` best cues and ``extra``
         (the dense hits), ranked and normalised within every cue sharing a term."""
         hits = self.sparse.scores(content_words(question), mask)
-        if not len(hits):
-            return Side({}, {})
-        order = top_positions(hits.scores, hits.slots, want, self.texts)
-        chosen = {int(hits.slots[i]) for i in order}
-        for cue_id in extra:
-            slot = self.slot_of.get(cue_id)
-            if slot is not None:
-                chosen.add(slot)
-        scores: dict[str, float] = {}
-        ranks: dict[str, int] = {}
-        ranker = _Ranker(hits.scores, hits.slots, self.texts)
-        for slot in chosen:
-            i = int(np.searchsorted(hits.slots, slot))
-            if i >= len(hits.slots) or hits.slots[i] != slot:
-                continue  # a dense hit sharing no term: not on the sparse side
-            scores[self.ids[slot]] = float(hits.scores[i])
-            ranks[self.ids[slot]] = ranker.rank(float(hits.scores[i]), self.texts[slot])
-        return Side.of_population(scores, ranks, hits.scores)
+        slots = [self.slot_of[cue_id] for cue_id in extra if cue_id in self.slot_of]
+        return sparse_side(hits, want, slots, self.texts, self.ids.__getitem__)
 
     def search(
         self,
@@ -293,17 +260,89 @@ class CueIndex:
         return self.texts[self.slot_of[cue_id]]
 
 
-def top_positions(scores: np.ndarray, slots: np.ndarray, k: int, keys: Sequence[str]) -> list[int]:
-    """Positions of the ``k`` best scores, ties broken by ``keys[slot]`` (by partition)."""
+def sparse_side(
+    hits: SparseHits,
+    want: int,
+    extra: Iterable[int],
+    keys: Sequence[str],
+    name: Callable[[int], str],
+) -> Side:
+    """A BM25 population as a fusion side: its ``want`` best and the ``extra`` slots that
+    are in it, named by ``name(slot)``, ranked (ties: ``keys[slot]``) and normalised
+    within the whole population, so fusing them gives the values fusing all would."""
+    if not len(hits):
+        return Side({}, {})
+    best = top_positions(hits.scores, hits.slots, want, keys.__getitem__)
+    chosen = {int(hits.slots[i]) for i in best}
+    chosen.update(extra)
+    scores: dict[str, float] = {}
+    ranks: dict[str, int] = {}
+    ranker = _Ranker(hits.scores, hits.slots, keys)
+    for slot in chosen:
+        i = int(np.searchsorted(hits.slots, slot))
+        if i >= len(hits.slots) or hits.slots[i] != slot:
+            continue  # a dense hit sharing no term: not on the sparse side
+        scores[name(slot)] = float(hits.scores[i])
+        ranks[name(slot)] = ranker.rank(float(hits.scores[i]), keys[slot])
+    return Side.of_population(scores, ranks, hits.scores)
+
+
+def new_hnsw(dimension: int) -> hnswlib.Index:
+    """An empty cosine HNSW index with the fixed build parameters and seed."""
+    index = hnswlib.Index(space="cosine", dim=dimension)
+    index.init_index(
+        max_elements=16, M=HNSW_M, ef_construction=HNSW_EF_CONSTRUCTION, random_seed=HNSW_SEED
+    )
+    return index
+
+
+def reserve_hnsw(hnsw: hnswlib.Index, size: int) -> None:
+    """Room for ``size`` labels (grown by half at least, so adds stay amortised)."""
+    if size > hnsw.get_max_elements():
+        hnsw.resize_index(max(size, int(hnsw.get_max_elements() * _GROW)))
+
+
+def hnsw_search(
+    hnsw: hnswlib.Index, vector: np.ndarray, ef: int, k: int, mask: np.ndarray, live: int
+) -> dict[int, float]:
+    """Label -> cosine similarity of the ``k`` nearest labels ``mask`` admits, searched
+    with beam width ``ef`` (``live``: how many labels are not deleted)."""
+    allowed = int(np.count_nonzero(mask))
+    k = min(k, allowed)
+    if k <= 0:
+        return {}
+    hnsw.set_ef(max(ef, k))
+    # Deleted labels never come back; a filter is needed only when live ones are excluded.
+    every = allowed == live
+    size = len(mask)
+    labels, distances = hnsw.knn_query(
+        vector.reshape(1, -1).astype(np.float32, copy=False),
+        k=k,
+        num_threads=1,
+        filter=None if every else (lambda label: bool(label < size and mask[label])),
+    )
+    return {int(i): 1.0 - float(d) for i, d in zip(labels[0], distances[0], strict=True)}
+
+
+def top_positions(
+    scores: np.ndarray, slots: np.ndarray, k: int, tie: Callable[[int], Any]
+) -> list[int]:
+    """Positions of the ``k`` best scores, ties broken by ``tie(slot)`` (by partition)."""
     if k <= 0 or not len(scores):
         return []
     if k < len(scores):
         cut = np.partition(scores, len(scores) - k)[len(scores) - k]
-        pool = np.flatnonzero(scores >= cut)
+        above = np.flatnonzero(scores > cut)
+        # Of the scores tied at the cut, only the first few by key make the k.
+        tied = np.flatnonzero(scores == cut).tolist()
+        tied = heapq.nsmallest(k - len(above), tied, key=lambda i: tie(int(slots[i])))
+        pool = np.concatenate([above, np.asarray(tied, dtype=above.dtype)])
     else:
         pool = np.arange(len(scores))
-    ordered = sorted(pool.tolist(), key=lambda i: (-scores[i], keys[int(slots[i])]))
-    return ordered[:k]
+    values = (-scores[pool]).tolist()  # plain floats and keys: a fast sort key
+    names = [tie(slot) for slot in slots[pool].tolist()]
+    ordered = sorted(range(len(pool)), key=lambda j: (values[j], names[j]))
+    return pool[ordered].tolist()
 
 
 class _Ranker:

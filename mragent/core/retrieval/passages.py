@@ -13,8 +13,12 @@ relevance for :func:`~mragent.core.retrieval.blend.blend`.
 
 :class:`PassageIndex` follows a namespace's change feed: it holds, per content,
 its id, key, title, scope and the state the read view depends on (forgotten,
-record times, trust and its log), and BM25 postings of its title and text, never
-the text itself. :meth:`PassageIndex.admitted` mirrors the view predicate
+record times, trust and its log), BM25 postings of its title and text, never
+the text itself, and its passage vector in an HNSW index
+(:class:`~mragent.core.retrieval.passage_dense.DensePassages`).
+:meth:`PassageIndex.entry` scores a question by both, fused
+(:func:`~mragent.core.retrieval.passage_dense.fused_passages`), on BM25's scale.
+:meth:`PassageIndex.admitted` mirrors the view predicate
 (``cypher/fragments/visible.cypher``) only to fix the population a question is
 scored against and to propose seeds; whether a seed may enter, and every text
 handed to synthesis, is the database's answer in the traversal's round trip.
@@ -23,13 +27,15 @@ handed to synthesis, is the database's answer in the traversal's round trip.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from mragent.core.genome import Genome
 from mragent.core.retrieval.cue_search import CueHit, CueIndex, top_positions
+from mragent.core.retrieval.passage_dense import DensePassages, fused_passages
 from mragent.core.retrieval.sparse_index import SparseHits, SparseIndex
 from mragent.core.text import content_words
 from mragent.core.view import ReadView
@@ -41,9 +47,15 @@ _GROW = 1.5
 
 
 class PassageIndex:
-    """BM25 over a namespace's contents (title and text), with their view state."""
+    """BM25 and passage vectors over a namespace's contents, with their view state.
 
-    def __init__(self) -> None:
+    Args:
+        dimension: The embedder's dimension (of the passage vectors).
+        dense: Whether passages enter densely too (False: their vectors are not kept,
+            and BM25 alone scores them).
+    """
+
+    def __init__(self, dimension: int = 0, dense: bool = True) -> None:
         self.ids: list[str] = []
         self.keys: list[str] = []
         self.titles: list[str] = []
@@ -53,31 +65,45 @@ class PassageIndex:
         self.scope_names: list[str] = []
         self.columns = _Columns()
         self.sparse = SparseIndex()
+        self.dense = DensePassages(dimension)
+        self.dense_entry = dense
 
     def __len__(self) -> int:
         return int(np.count_nonzero(self.columns.live))
 
-    def apply(self, rows: Iterable[dict[str, Any]]) -> int:
-        """Add new contents and update the view state of known ones.
+    def apply(self, rows: Iterable[dict[str, Any]], full: bool = False) -> int:
+        """Add new contents and update the view state (and vector) of known ones.
 
         Args:
-            rows: ``index_contents`` rows (``forgotten`` contents leave the index).
+            rows: ``index_contents`` rows (``forgotten`` contents leave the index; an
+                ``embedding`` is the content's passage vector).
+            full: A full build: vectors enter the HNSW index in key order, else in
+                (version, key) order; never in the random ids' order, so the graph
+                built is the same whatever ids the engine's ingest drew.
 
         Returns:
             How many rows were applied.
         """
         applied = 0
+        vectors: list[tuple[tuple[int, str], int, Any, str]] = []
         for row in rows:
             slot = self.slot_of.get(row["id"])
             if row["forgotten"]:
                 if slot is not None and self.columns.live[slot]:
                     self.columns.live[slot] = False
                     self.sparse.remove(slot)
+                    self.dense.clear(slot)
             else:
                 if slot is None:
                     slot = self._new_slot(row)
                 self._set_state(slot, row)
+                # No embedding: a content written before contents carried one.
+                if self.dense_entry and row.get("embedding") is not None:
+                    order = (0 if full else int(row["v"]), row["key"])
+                    vectors.append((order, slot, row["embedding"], row["id"]))
             applied += 1
+        vectors.sort(key=lambda item: item[0])
+        self.dense.add([(slot, vector, cid) for _, slot, vector, cid in vectors])
         return applied
 
     def _new_slot(self, row: dict[str, Any]) -> int:
@@ -142,13 +168,24 @@ class PassageIndex:
         """The question's one BM25 scoring of the admitted contents."""
         return Scored(self, self.sparse.scores(content_words(question), mask))
 
+    def entry(self, question: str, vector: np.ndarray, mask: np.ndarray, genome: Genome) -> Scored:
+        """The question's passage scores: BM25 fused with the passages nearest its query
+        embedding (HNSW at efSearch) by the genome's fusion and hybridAlpha."""
+        sparse = self.sparse.scores(content_words(question), mask)
+        if genome.hybridAlpha == 0.0:
+            return Scored(self, sparse)
+        near = self.dense.search(vector, genome.efSearch, mask)
+        return Scored(self, *fused_passages(sparse, near, genome, self.keys))
+
 
 @dataclass(frozen=True)
 class Scored:
-    """One question's BM25 scores over the contents: seeds and relevance come from it."""
+    """One question's passage scores (BM25, or fused with the dense passage hits on
+    BM25's scale): seeds and relevance come from it."""
 
     index: PassageIndex
     hits: SparseHits
+    ties: Callable[[int], Any] | None = None  # slot -> tie key (None: the content key)
 
     @property
     def top(self) -> float:
@@ -157,14 +194,16 @@ class Scored:
     def seeds(self, k: int, cues: CueIndex, cue_mask: np.ndarray) -> list[CueHit]:
         """Entry candidates for the most relevant contents that have a title cue.
 
-        Of the ``2 k`` best contents (ties: the content key), every one with an
-        admitted title cue scoring at least :data:`SEED_FLOOR` of the best, best first:
-        the first ``k`` are the seeds, the rest stand by for those the database refuses.
+        Of the ``2 k`` best contents (ties: the fused rank, else the content key),
+        every one with an admitted title cue scoring at least :data:`SEED_FLOOR` of the
+        best, best first: the first ``k`` are the seeds, the rest stand by for those
+        the database refuses.
         """
         index, hits = self.index, self.hits
         top = self.top if self.top > 0 else 1.0
         out: list[CueHit] = []
-        for i in top_positions(hits.scores, hits.slots, 2 * k, index.keys):
+        tie = index.keys.__getitem__ if self.ties is None else self.ties
+        for i in top_positions(hits.scores, hits.slots, 2 * k, tie):
             slot, value = int(hits.slots[i]), float(hits.scores[i])
             cue = cues.by_text.get((index.scopes[slot], index.titles[slot]))
             if cue is None or not cue_mask[cue] or value / top < SEED_FLOOR:
@@ -183,7 +222,7 @@ class Scored:
         return out
 
     def relevance(self) -> Relevance:
-        """Content id -> BM25 score scaled so the best content scores 1.0."""
+        """Content id -> passage score scaled so the best content scores 1.0."""
         return Relevance(self)
 
 

@@ -2,7 +2,8 @@
 
 Runs ``traverse.cypher``: it confirms the reader's entry candidates under the
 read view, runs the literal ``(c:Cue)-[:LINKED_TO*1..N]->(t:Tag)-[:REFERENCES]
-->(m:Content)`` shape from the confirmed cues with ``N`` = ``traversalDepth``
+->(m:Content)`` shape (matched in two steps, the LINKED_TO walk first: see the
+query's header) from the confirmed cues with ``N`` = ``traversalDepth``
 rendered from the range-checked genome (and the view's REFERENCES rank property
 from a closed set), walks the bridges of the confirmed seeds, and reports the
 namespace version it read. Everything else is a parameter. Every content it
@@ -85,6 +86,30 @@ def rank_property(view: ReadView) -> str:
     return "rank_pending" if view.include_pending else "rank"
 
 
+def traverse_params(
+    ns: str,
+    view: ReadView,
+    candidates: Sequence[CueHit],
+    genome: Genome,
+    *,
+    bridges: bool = True,
+) -> dict[str, Any]:
+    """The ``traverse.cypher`` parameters for one question (see :func:`traverse`)."""
+    return {
+        "ns": ns,
+        **view.params(),
+        "pending_weight": view.pending_weight,
+        "candidates": [{"id": c.id, "score": c.score, "seed": c.seed} for c in candidates],
+        "cue_k": genome.cueK,
+        "fanout": genome.tagFanout,
+        "decay": HOP_DECAY,
+        "prune": genome.pruneThreshold,
+        "limit": genome.maxContent * POOL_FACTOR,
+        "paths_per_content": TRAILS_PER_CONTENT,
+        "bridges": bridges and genome.traversalDepth >= 2,
+    }
+
+
 def traverse(
     store: GraphStore,
     ns: str,
@@ -110,19 +135,7 @@ def traverse(
     """
     rows = store.run(
         "traverse",
-        {
-            "ns": ns,
-            **view.params(),
-            "pending_weight": view.pending_weight,
-            "candidates": [{"id": c.id, "score": c.score, "seed": c.seed} for c in candidates],
-            "cue_k": genome.cueK,
-            "fanout": genome.tagFanout,
-            "decay": HOP_DECAY,
-            "prune": genome.pruneThreshold,
-            "limit": genome.maxContent * POOL_FACTOR,
-            "paths_per_content": TRAILS_PER_CONTENT,
-            "bridges": bridges and genome.traversalDepth >= 2,
-        },
+        traverse_params(ns, view, candidates, genome, bridges=bridges),
         depth=genome.traversalDepth,
         rank=rank_property(view),
     )
