@@ -1,10 +1,15 @@
 // ingest_batch: upsert one batch of contents, tags, cues and edges in ONE statement,
 // so a batch is atomic on every engine (FalkorDB has no multi-statement transactions).
-// params: ns, scope, contents, tags, cues, refs, cue_links, tag_links, supersedes, depends
+// params: ns, scope, contents, tags, cues, linked_cues, refs, cue_links, tag_links, supersedes, depends
 // returns: version
 // Nodes are merged on their natural key within the scope (Content.key, Tag.name,
 // Cue.text) and keep the random id given on first creation, so re-ingesting the
-// same batch adds nothing. A content record carries its whole provenance: hash,
+// same batch adds nothing. Each node is looked up once: the edges name their ends
+// by position in the node lists, so an edge costs no index lookup. An edge list is
+// a map of parallel columns (cheap to send): refs {tag, content, weight} (tag in
+// $tags, content in $contents), cue_links {cue, tag, weight} (cue in $cues followed
+// by $linked_cues, the texts of cues an earlier batch sent), tag_links {src, dst,
+// weight} (both in $tags). A content record carries its whole provenance: hash,
 // principal, trust, lineage, valid time and record time, and its seal (an HMAC
 // with the audit key, checked by `audit verify`). Every trust change is
 // logged (trust_at, trust_log: parallel lists; trust_since: the last change), so a
@@ -15,14 +20,20 @@
 // current-view ranks in the same statement too (rank_references). depends: [{src, dst}]
 // content keys/ids. The namespace version is bumped, and every content and cue created
 // (and every version superseded) is stamped with it (v).
-// FOREACH rather than UNWIND: an empty list must not end the statement early.
-// Every tag, cue and content an edge names is in the same batch's node lists.
+// Each node list is merged in a CALL whose aggregate answers one row even for an
+// empty list (so no list ends the statement early), collected in list order: MERGE
+// may emit its rows in another order (FalkorDB does), hence the ORDER BY position.
+// Each merge key is bound by WITH first: FalkorDB looks a key given as an expression
+// (a list element) up through the namespace's index, a scan of the whole namespace.
 // A content gets its passage embedding with its text; one created earlier without
 // one (an imported version, written whole by memory_restore) gets it here, stamped with
 // the version so readers load it from the change feed.
 {{> bump space}}
 WITH space, space.version AS v
-FOREACH (rec IN $contents |
+CALL {
+  WITH v
+  UNWIND range(0, size($contents) - 1) AS i
+  WITH $contents[i] AS rec, i, v
   MERGE (m:Content {ns: $ns, scope: $scope, key: rec.key})
   ON CREATE SET m.id = rec.id, m.text = rec.text, m.title = rec.title,
     m.source = rec.source, m.hash = rec.hash, m.principal = rec.principal,
@@ -32,28 +43,60 @@ FOREACH (rec IN $contents |
     m.trust_at = [rec.recorded_at], m.trust_log = [rec.trust], m.trust_since = rec.recorded_at,
     m.seal = rec.seal, m.v = v
   SET m.v = CASE WHEN m.embedding IS NULL AND rec.embedding IS NOT NULL THEN v ELSE m.v END
-  SET m.embedding = coalesce(m.embedding, {{> vector rec.embedding}}))
-FOREACH (rec IN $tags |
+  SET m.embedding = coalesce(m.embedding, {{> vector rec.embedding}})
+  WITH m, i ORDER BY i
+  RETURN collect(m) AS ms
+}
+CALL {
+  UNWIND range(0, size($tags) - 1) AS i
+  WITH $tags[i] AS rec, i
   MERGE (t:Tag {ns: $ns, scope: $scope, name: rec.name})
-  ON CREATE SET t.id = rec.id)
-FOREACH (rec IN $cues |
+  ON CREATE SET t.id = rec.id
+  WITH t, i ORDER BY i
+  RETURN collect(t) AS ts
+}
+CALL {
+  WITH v
+  UNWIND range(0, size($cues) - 1) AS i
+  WITH $cues[i] AS rec, i, v
   MERGE (c:Cue {ns: $ns, scope: $scope, text: rec.text})
-  ON CREATE SET c.id = rec.id, c.embedding = {{> vector rec.embedding}}, c.v = v)
-FOREACH (rec IN $refs |
-  MERGE (t:Tag {ns: $ns, scope: $scope, name: rec.tag})
-  MERGE (m:Content {ns: $ns, scope: $scope, key: rec.content})
+  ON CREATE SET c.id = rec.id, c.embedding = {{> vector rec.embedding}}, c.v = v
+  WITH c, i ORDER BY i
+  RETURN collect(c) AS new_cues
+}
+CALL {
+  UNWIND range(0, size($linked_cues) - 1) AS i
+  WITH $linked_cues[i] AS text, i
+  MERGE (c:Cue {ns: $ns, scope: $scope, text: text})
+  WITH c, i ORDER BY i
+  RETURN collect(c) AS old_cues
+}
+WITH space, v, ms, ts, new_cues + old_cues AS cs
+CALL {
+  WITH ms, ts
+  UNWIND range(0, size($refs.tag) - 1) AS i
+  WITH ts[$refs.tag[i]] AS t, ms[$refs.content[i]] AS m, $refs.weight[i] AS weight
   MERGE (t)-[r:REFERENCES]->(m)
-  SET r.weight = rec.weight)
-FOREACH (rec IN $cue_links |
-  MERGE (c:Cue {ns: $ns, scope: $scope, text: rec.cue})
-  MERGE (t:Tag {ns: $ns, scope: $scope, name: rec.tag})
+  SET r.weight = weight
+  RETURN count(r) AS referenced
+}
+CALL {
+  WITH ts, cs
+  UNWIND range(0, size($cue_links.cue) - 1) AS i
+  WITH cs[$cue_links.cue[i]] AS c, ts[$cue_links.tag[i]] AS t, $cue_links.weight[i] AS weight
   MERGE (c)-[l:LINKED_TO]->(t)
-  SET l.weight = rec.weight)
-FOREACH (rec IN $tag_links |
-  MERGE (s:Tag {ns: $ns, scope: $scope, name: rec.src})
-  MERGE (t:Tag {ns: $ns, scope: $scope, name: rec.dst})
+  SET l.weight = weight
+  RETURN count(l) AS cue_linked
+}
+CALL {
+  WITH ts
+  UNWIND range(0, size($tag_links.src) - 1) AS i
+  WITH ts[$tag_links.src[i]] AS s, ts[$tag_links.dst[i]] AS t, $tag_links.weight[i] AS weight
   MERGE (s)-[l:LINKED_TO]->(t)
-  SET l.weight = rec.weight)
+  SET l.weight = weight
+  RETURN count(l) AS tag_linked
+}
+WITH space, v
 FOREACH (rec IN $supersedes |
   MERGE (n:Content {ns: $ns, scope: $scope, key: rec.new})
   MERGE (o:Content {ns: $ns, scope: $scope, id: rec.old})

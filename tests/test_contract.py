@@ -220,6 +220,43 @@ def test_batches_embed_each_cue_once_and_every_cue_keeps_its_embedding(
     assert all(len(cue["embedding"]) == 256 for cue in cues)
 
 
+# Every edge of a namespace with the keys of its two ends (a cue's text, a tag's name,
+# a content's key) and its weight.
+_EDGES = (
+    "MATCH (s {ns: $ns})-[r]->(t {ns: $ns}) "
+    "RETURN type(r) AS kind, labels(s)[0] AS label, coalesce(s.text, s.name, s.key) AS src, "
+    "coalesce(t.name, t.key) AS dst, r.weight AS weight"
+)
+
+
+def _edges(store: GraphStore, ns: str, weights: bool = True) -> list[tuple]:
+    rows = store._execute("edges", _EDGES, {"ns": ns})
+    return sorted(
+        (row["kind"], row["label"], row["src"], row["dst"], *([row["weight"]] if weights else []))
+        for row in rows
+    )
+
+
+def test_every_edge_joins_the_nodes_its_record_names(store: GraphStore, ns: str) -> None:
+    corpus = parse_corpus(CHAIN)
+    (whole,) = build_batches(corpus, RuleExtractor(), HashingEmbedder(), WriteStamp(TESTER))
+    expected = sorted(
+        [("REFERENCES", "Tag", e["tag"], e["content"], e["weight"]) for e in whole.refs]
+        + [("LINKED_TO", "Cue", e["cue"], e["tag"], e["weight"]) for e in whole.cue_links]
+        + [("LINKED_TO", "Tag", e["src"], e["dst"], e["weight"]) for e in whole.tag_links]
+    )
+    assert len(whole.contents) > 1 and len(whole.tags) > 1  # positions that could be mixed up
+    ingest(store, corpus, ns)
+    assert _edges(store, ns) == expected
+    # One content a batch: the cues met again are linked by text (sent by an earlier batch).
+    batched = ns + "-batched"
+    try:
+        ingest(store, corpus, batched, batch_size=1)
+        assert _edges(store, batched, weights=False) == [edge[:4] for edge in expected]
+    finally:
+        store.run("delete_namespace", {"ns": batched})
+
+
 def test_a_batch_without_its_namespace_writes_nothing(store: GraphStore, ns: str) -> None:
     stamp = WriteStamp(TESTER)
     batch = build_batches(parse_corpus(CHAIN), RuleExtractor(), HashingEmbedder(), stamp)[0]
@@ -233,7 +270,7 @@ def test_a_failing_batch_writes_nothing(store: GraphStore, ns: str) -> None:
     batch = build_batches(parse_corpus(CHAIN), RuleExtractor(), HashingEmbedder(), stamp)[0]
     prepare_write(store, ns, HashingEmbedder())
     params = batch.params(ns, "shared", AuditLog().seal)
-    params["refs"] = [*params["refs"], {"tag": "Acme", "content": "acme", "weight": {"x": 1}}]
+    params["refs"]["weight"][-1] = {"x": 1}  # the batch's last reference cannot be stored
     with pytest.raises(QueryError), store.transaction() as tx:
         tx.run("ingest_batch", params)
     assert namespace_stats(store, ns)["contents"] == 0

@@ -111,6 +111,9 @@ class TitleGazetteer:
 
     def __init__(self, titles: list[str]) -> None:
         self.forms: dict[tuple[str, ...], list[str]] = {}
+        # The longest form starting with each word: most words start none, and are
+        # passed over without a lookup per possible length.
+        self.longest: dict[str, int] = {}
         for title in dict.fromkeys(titles):
             for form in {title, _PARENTHETICAL.sub("", title)}:
                 key = tuple(w.lower() for w in WORD.findall(form))
@@ -119,6 +122,7 @@ class TitleGazetteer:
                 if len(key) == 1 and (key[0] in STOPWORDS or key[0].isdigit()):
                     continue
                 self.forms.setdefault(key, []).append(title)
+                self.longest[key[0]] = max(self.longest.get(key[0], 0), len(key))
 
     def mentions(self, text: str, exclude: str | None = None) -> list[str]:
         """Titles mentioned in ``text`` (longest match first at each position)."""
@@ -128,7 +132,7 @@ class TitleGazetteer:
         i = 0
         while i < len(tokens):
             step = 1
-            for n in range(min(MAX_TITLE_WORDS, len(tokens) - i), 0, -1):
+            for n in range(min(self.longest.get(lowered[i], 0), len(tokens) - i), 0, -1):
                 titles = self.forms.get(tuple(lowered[i : i + n]))
                 if titles and (n > 1 or tokens[i][0].isupper()):
                     found.extend(t for t in titles if t != exclude)

@@ -16,8 +16,9 @@ Weights come from corpus statistics:
 
 Every content carries its provenance (:class:`WriteStamp`): the writing
 principal, its trust state, its scope, its text hash and its valid and record
-times. Every batch is written by one statement (``ingest_batch``), then link
-ranks are recomputed once (``rank_links``).
+times. Every batch is written by one statement (``ingest_batch``), then the
+edges out of the tags and cues the run wrote are ranked
+(:func:`~mragent.memory.ranks.rank_touched`).
 """
 
 from __future__ import annotations
@@ -26,9 +27,10 @@ import time
 import uuid
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -42,11 +44,13 @@ from mragent.memory.audit import AuditLog
 from mragent.memory.audited import audited
 from mragent.memory.ingest_source import CorpusSource, CorpusStats, text_hash
 from mragent.memory.principal import Principal
+from mragent.memory.ranks import rank_touched
 from mragent.memory.space import STORE_SCHEMA, check_space, space_embedder
 
 __all__ = ["text_hash"]  # re-exported: the one text hash every module uses
 
 BATCH_SIZE = 500
+T = TypeVar("T")
 Sealer = Callable[[str, str, dict[str, Any]], str]
 # Bumped whenever ingest writes a different graph for the same input.
 # 7: every content carries its passage embedding.
@@ -86,20 +90,45 @@ class GraphRecords:
 
     def params(self, ns: str, scope: str, seal: Sealer) -> dict[str, Any]:
         """The ``ingest_batch`` parameters for ``ns``/``scope``, each content sealed
-        by ``seal`` (:meth:`~mragent.memory.audit.AuditLog.seal`)."""
+        by ``seal`` (:meth:`~mragent.memory.audit.AuditLog.seal`).
+
+        The statement looks each node up once and the edges name their ends by
+        position in the node lists, so an edge costs no index lookup. A cue an edge
+        names but the batch does not carry (sent by an earlier batch of the run) goes
+        to ``linked_cues``, numbered after the batch's own cues; every other node an
+        edge names is in the batch's lists.
+        """
         contents = [{**content, "seal": seal(ns, scope, content)} for content in self.contents]
+        key_at = {content["key"]: i for i, content in enumerate(contents)}
+        tag_at = {tag["name"]: i for i, tag in enumerate(self.tags)}
+        cue_at = {cue["text"]: i for i, cue in enumerate(self.cues)}
+        linked_cues: list[str] = []
+        for link in self.cue_links:
+            if link["cue"] not in cue_at:
+                cue_at[link["cue"]] = len(cue_at)
+                linked_cues.append(link["cue"])
         return {
             "ns": ns,
             "scope": scope,
             "contents": contents,
             "tags": self.tags,
             "cues": self.cues,
-            "refs": self.refs,
-            "cue_links": self.cue_links,
-            "tag_links": self.tag_links,
+            "linked_cues": linked_cues,
+            "refs": _columns(self.refs, tag=tag_at, content=key_at, weight=None),
+            "cue_links": _columns(self.cue_links, cue=cue_at, tag=tag_at, weight=None),
+            "tag_links": _columns(self.tag_links, src=tag_at, dst=tag_at, weight=None),
             "supersedes": self.supersedes,
             "depends": self.depends,
         }
+
+
+def _columns(edges: list[dict[str, Any]], **fields: dict[str, int] | None) -> dict[str, list[Any]]:
+    """``edges`` as parallel columns, one per field: a node field becomes the node's
+    position in its list (through the field's table), a weight stays as it is."""
+    return {
+        name: [e[name] for e in edges] if at is None else [at[e[name]] for e in edges]
+        for name, at in fields.items()
+    }
 
 
 @dataclass(frozen=True)
@@ -170,7 +199,7 @@ def _built(
         written: When given, the cue texts earlier batches of this run carry; a
             batch then leaves those cues out of its node list (its edges still
             merge onto them), so each cue is embedded and sent once per run. Only
-            for batches written in order, each before the next is built, under
+            for batches written in order, each after every batch before it, under
             the audit lock (nothing prunes a linked cue in between).
     """
     explicit = defaultdict(list)
@@ -197,10 +226,11 @@ def _embed(batch: GraphRecords, embedder: Embedder, cues: dict[str, np.ndarray])
     texts = new + [passage_text(c["title"], c["text"]) for c in batch.contents]
     vectors = embed_all(embedder.embed_passages, texts, dimension)
     cues.update(zip(new, vectors[: len(new)], strict=True))
+    # float32 vectors as they are: the stores send them without a list of Python floats.
     for cue in batch.cues:
-        cue["embedding"] = cues[cue["text"]].tolist()
+        cue["embedding"] = cues[cue["text"]]
     for content, vector in zip(batch.contents, vectors[len(new) :], strict=True):
-        content["embedding"] = vector.tolist()
+        content["embedding"] = vector
 
 
 def _batch(
@@ -361,14 +391,32 @@ def _ingest(store: GraphStore, source: CorpusSource, ns: str, opts: _Options) ->
         # One record for the whole ingest: its "after" hash covers every text in order.
         entry = (ns, opts.principal, "ingest", source.name, None, scan.digest, detail)
         with audited(store, opts.audit, *entry):
-            batches = _built(source, stamp, embedder, written=set())
-            for done, batch in enumerate(batches, start=1):
-                store.run("ingest_batch", batch.params(ns, opts.scope, opts.audit.seal))
+            cues: set[str] = set()  # every cue text the run links (filled as batches are built)
+            built = _built(source, stamp, embedder, written=cues)
+            batches = (batch.params(ns, opts.scope, opts.audit.seal) for batch in built)
+            tags: set[str] = set()
+            for done, params in enumerate(_ahead(batches), start=1):
+                store.run("ingest_batch", params)
+                tags.update(tag["name"] for tag in params["tags"])
                 if opts.progress:
                     opts.progress(done, total)
-            store.run("rank_links", {"ns": ns})
-            store.run("rank_references", {"ns": ns})
+            rank_touched(store, ns, opts.scope, sorted(tags), sorted(cues))
     return IngestReport(ns, scan.count, total, before, namespace_stats(store, ns))
+
+
+def _ahead(items: Iterator[T]) -> Iterator[T]:
+    """``items`` in order, each next one made in a worker thread while the caller uses
+    the one before: building a batch (extraction, embedding, parameters) overlaps the
+    database writing the previous one, and at most two batches are held at a time.
+
+    An error making an item is raised where the caller takes it; items are still
+    handed over one by one, so a batch is written only after every batch before it.
+    """
+    with ThreadPoolExecutor(max_workers=1) as worker:
+        pending = worker.submit(next, items, None)
+        while (item := pending.result()) is not None:
+            pending = worker.submit(next, items, None)
+            yield item
 
 
 def refuse_forgotten(

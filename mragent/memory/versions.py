@@ -22,6 +22,7 @@ from mragent.core.view import DEFAULT_SCOPE
 from mragent.memory.audit import AuditLog
 from mragent.memory.audited import audited
 from mragent.memory.principal import Principal
+from mragent.memory.ranks import rank_touched
 from mragent.memory.records import MemoryRecord
 from mragent.memory.space import space_embedder
 
@@ -112,9 +113,4 @@ class MemoryVersions:
 
     def _rank(self, scope: str, tags: list[str], cues: list[str]) -> None:
         """Re-rank the edges out of the tags and cues a write touched."""
-        params = {"ns": self.ns, "scope": scope}
-        if tags:
-            self.store.run("rank_links_of_tags", {**params, "names": tags})
-            self.store.run("rank_references_of_tags", {**params, "names": tags})
-        if cues:
-            self.store.run("rank_links_of_cues", {**params, "texts": cues})
+        rank_touched(self.store, self.ns, scope, tags, cues)

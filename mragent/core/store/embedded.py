@@ -290,7 +290,11 @@ def _config(data_dir: Path, port: int, password: str) -> str:
             f"port {port}",
             f"dir {_quoted(str(data_dir))}",
             "appendonly yes",
-            'save "60 1"',
+            # The append-only file (fsync every second) is the durable copy, and its
+            # rewrites start from a snapshot of their own: periodic snapshots on top
+            # forked the server once a minute through a long ingest, each a copy of
+            # the whole graph (purges still snapshot explicitly: erase_residue).
+            'save ""',
             "daemonize no",
             # The slow log keeps the first bytes of slow commands: query parameters.
             "slowlog-log-slower-than -1",
