@@ -146,17 +146,26 @@ def fused_passages(
         (int(s) for s, v in fused.items() if v > 0), key=lambda s: (-fused[str(s)], keys[s])
     )
     population = sparse.scores if len(sparse) else np.fromiter(near.values(), np.float64)
-    scale = np.sort(population)[::-1][: len(order)]
-    values = dict(zip(order, scale.tolist(), strict=False))  # fused beyond the scale: none
-    if genome.hybridAlpha < 1.0:
-        candidates = {int(slot) for slot in fused}
-        for slot, value in zip(sparse.slots.tolist(), sparse.scores.tolist(), strict=True):
-            if slot not in candidates:
-                values[slot] = value
-    kept = sorted((slot, value) for slot, value in values.items() if value > 0)
-    hits = SparseHits(
-        np.array([slot for slot, _ in kept], dtype=np.int32),
-        np.array([value for _, value in kept], dtype=np.float64),
+    # BM25's best scores, one per fused passage (those beyond the population take none),
+    # by partition: the question's other BM25 hits need no order.
+    k = min(len(order), len(population))
+    top = (
+        np.partition(population, len(population) - k)[len(population) - k :]
+        if k
+        else population[:0]
     )
+    scale = np.sort(top)[::-1]
+    slots = [np.asarray(order[:k], dtype=np.int64)]
+    values = [scale]
+    if genome.hybridAlpha < 1.0:  # every passage left out of the fusion keeps its BM25 score
+        candidates = np.fromiter((int(slot) for slot in fused), np.int64, len(fused))
+        left = ~np.isin(sparse.slots, candidates)
+        slots.append(sparse.slots[left].astype(np.int64))
+        values.append(sparse.scores[left])
+    all_slots, all_values = np.concatenate(slots), np.concatenate(values)
+    positive = all_values > 0
+    all_slots, all_values = all_slots[positive], all_values[positive]
+    by_slot = np.argsort(all_slots, kind="stable")
+    hits = SparseHits(all_slots[by_slot].astype(np.int32), all_values[by_slot].astype(np.float64))
     ranks = {slot: rank for rank, slot in enumerate(order)}
     return hits, lambda slot: (ranks.get(slot, len(ranks)), keys[slot])
