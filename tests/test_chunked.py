@@ -99,6 +99,57 @@ def test_ranks_written_in_chunks_follow_the_rank_rule(chunked: GraphStore, ns: s
             assert transactions >= sources // CHUNK
 
 
+def test_reference_ranks_count_only_the_edges_each_view_may_read(
+    chunked: GraphStore, ns: str
+) -> None:
+    """rank counts accepted current contents, rank_pending pending ones too, rank_all
+    every edge; an edge outside a view's set has no rank in it."""
+    ingest(chunked, generate(CONTENTS), ns)
+    keys = [
+        row["key"]
+        for row in chunked._execute(
+            "keys",
+            "MATCH (m:Content) WHERE m.ns = $ns RETURN m.key AS key ORDER BY key",
+            {"ns": ns},
+        )
+    ]
+    marks = {
+        "SET m.trust = 'pending'": keys[0::5],
+        "SET m.trust = 'rejected'": keys[1::5],
+        "SET m.forgotten_at = 1.0": keys[2::7],
+        "SET m.superseded_at = 1.0": keys[3::11],
+    }
+    for statement, marked in marks.items():
+        chunked._execute(
+            "mark",
+            f"MATCH (m:Content) WHERE m.ns = $ns AND m.key IN $keys {statement}",
+            {"ns": ns, "keys": marked},
+        )
+    chunked.run("rank_references", {"ns": ns})
+    edges = chunked._execute(
+        "refs",
+        "MATCH (t:Tag)-[r:REFERENCES]->(m:Content) WHERE t.ns = $ns AND m.ns = $ns "
+        "RETURN t.id AS src, m.key AS dst, r.weight AS weight, r.rank_all AS rank_all, "
+        "r.rank AS rank, r.rank_pending AS rank_pending, m.trust AS trust, "
+        "m.forgotten_at IS NULL AND m.superseded_at IS NULL AS current, "
+        "t.id + '>' + m.id AS edge",
+        {"ns": ns},
+    )
+    trusts = {edge["trust"] for edge in edges}
+    assert {"accepted", "pending", "rejected"} <= trusts
+    assert not all(edge["current"] for edge in edges)
+    readable = {
+        "rank_all": lambda edge: True,
+        "rank": lambda edge: edge["current"] and edge["trust"] == "accepted",
+        "rank_pending": lambda edge: edge["current"] and edge["trust"] in ("accepted", "pending"),
+    }
+    for rank, admits in readable.items():
+        expected = _expected_ranks([edge for edge in edges if admits(edge)])
+        assert {edge["edge"]: edge[rank] for edge in edges} == {
+            edge["edge"]: expected.get(edge["edge"]) for edge in edges
+        }, rank
+
+
 def test_a_namespace_is_deleted_in_chunks(chunked: GraphStore, ns: str) -> None:
     ingest(chunked, generate(CONTENTS), ns)
     stats = namespace_stats(chunked, ns)
