@@ -104,8 +104,8 @@ def test_engine_dialect_comes_from_files() -> None:
         store.ensure_schema(8)
     falkor_text = " ".join(t for _, t, _ in falkor.calls)
     neo_text = " ".join(t for _, t, _ in neo.calls)
-    assert "db.idx.fulltext.createNodeIndex" in falkor_text and "dimension: 8" in falkor_text
-    assert "FULLTEXT INDEX" in neo_text and "`vector.dimensions`: 8" in neo_text
+    assert "CREATE VECTOR INDEX FOR (c:Cue)" in falkor_text and "dimension: 8" in falkor_text
+    assert "cue_embedding IF NOT EXISTS" in neo_text and "`vector.dimensions`: 8" in neo_text
 
 
 def test_the_bridge_walk_shares_the_traversal_round_trip() -> None:

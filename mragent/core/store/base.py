@@ -64,6 +64,20 @@ class Capabilities:
         return float(raw)
 
 
+@dataclass(frozen=True)
+class Statement:
+    """A named query rendered, checked and encoded for one store, ready to run.
+
+    Made by :meth:`GraphStore.statement`, run by :meth:`GraphStore.execute`: encoding
+    a large write (an ingest batch) can then happen in another thread while the
+    database is busy with the statement before it.
+    """
+
+    name: str
+    text: str
+    params: dict[str, Any]
+
+
 class Transaction(abc.ABC):
     """A unit of work: named queries run inside it commit or roll back together.
 
@@ -131,8 +145,24 @@ class GraphStore(abc.ABC):
             QueryError: on a database error, naming the query.
             BackendUnavailable: when the connection is lost.
         """
+        return self.execute(self.statement(name, params, **render))
+
+    def statement(
+        self, name: str, params: dict[str, Any] | None = None, **render: int | str
+    ) -> Statement:
+        """The named query rendered and checked (as :meth:`run` does), its parameters
+        in the form this engine sends them; run it with :meth:`execute`."""
         text, params = self.prepare(name, params, render)
-        return self._execute(name, text, params)
+        return self._encode(Statement(name, text, params))
+
+    def execute(self, statement: Statement) -> Rows:
+        """Run a statement made by :meth:`statement` of this store."""
+        return self._execute(statement.name, statement.text, statement.params)
+
+    def _encode(self, statement: Statement) -> Statement:
+        """The statement in the form the engine's wire takes (Bolt drivers encode
+        the parameters themselves)."""
+        return statement
 
     @contextmanager
     def transaction(self) -> Iterator[Transaction]:
@@ -159,15 +189,14 @@ class GraphStore(abc.ABC):
     def _transaction(self) -> Any: ...
 
     def ensure_schema(self, dimension: int) -> None:
-        """Create indexes (ids, vector on ``Cue.embedding``, full-text on cue text).
+        """Create indexes (ids and keys, vector on ``Cue.embedding``).
 
         Idempotent: safe to call on every connection; a connection runs the
         statements once per dimension (each write path calls this first).
         """
         if dimension in self._schema_done:
             return
-        for name in ("schema_ids", "schema_fulltext"):
-            self._run_schema(name, {})
+        self._run_schema("schema_ids", {})
         self._run_schema("schema_vector", {}, dimension=dimension)
         self._schema_done.add(dimension)
 
