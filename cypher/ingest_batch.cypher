@@ -23,6 +23,11 @@
 // Each node list is merged in a CALL whose aggregate answers one row even for an
 // empty list (so no list ends the statement early), collected in list order: MERGE
 // may emit its rows in another order (FalkorDB does), hence the ORDER BY position.
+// A tag's `primary` says whether some content has it as its primary tag (a REFERENCES
+// edge of weight 1.0), so the bridge walk passes over tags that are no content's
+// primary (years, places) without reading their edges. It only ever turns true;
+// a tag written before it existed has none (unknown), and stays so until a batch
+// makes it primary (null OR false is null).
 // Each merge key is bound by WITH first: FalkorDB looks a key given as an expression
 // (a list element) up through the namespace's index, a scan of the whole namespace.
 // A content gets its passage embedding with its text; one created earlier without
@@ -51,7 +56,8 @@ CALL {
   UNWIND range(0, size($tags) - 1) AS i
   WITH $tags[i] AS rec, i
   MERGE (t:Tag {ns: $ns, scope: $scope, name: rec.name})
-  ON CREATE SET t.id = rec.id
+  ON CREATE SET t.id = rec.id, t.primary = rec.primary
+  ON MATCH SET t.primary = t.primary OR rec.primary
   WITH t, i ORDER BY i
   RETURN collect(t) AS ts
 }

@@ -281,12 +281,16 @@ def _add_nodes_and_edges(
     written: set[str] | None,
 ) -> None:
     """Fill in the batch's cues (embedded afterwards; those in ``written`` left out),
-    tags and links, in a stable order."""
+    tags (each marked when it is the primary tag of one of the batch's contents) and
+    links, in a stable order."""
     cue_texts = sorted({cue for cue, _ in cue_links}.difference(written or ()))
     if written is not None:
         written.update(cue_texts)
     batch.cues = [{"text": text, "id": new_id()} for text in cue_texts]
-    batch.tags = [{"name": tag, "id": new_id()} for tag in sorted(tags)]
+    primaries = {ref["tag"] for ref in batch.refs if ref["weight"] >= PRIMARY_REF}
+    batch.tags = [
+        {"name": tag, "id": new_id(), "primary": tag in primaries} for tag in sorted(tags)
+    ]
     batch.cue_links = [{"cue": c, "tag": t, "weight": w} for (c, t), w in sorted(cue_links.items())]
     batch.tag_links = [
         {"src": s, "dst": d, "weight": w} for (s, d), w in sorted(tag_links.items()) if s != d
@@ -390,14 +394,19 @@ def _ingest(store: GraphStore, source: CorpusSource, ns: str, opts: _Options) ->
             detail["readmit"] = True
         # One record for the whole ingest: its "after" hash covers every text in order.
         entry = (ns, opts.principal, "ingest", source.name, None, scan.digest, detail)
+        seal = opts.audit.seal
         with audited(store, opts.audit, *entry):
             cues: set[str] = set()  # every cue text the run links (filled as batches are built)
             built = _built(source, stamp, embedder, written=cues)
-            batches = (batch.params(ns, opts.scope, opts.audit.seal) for batch in built)
+            # Encoded in the worker too: a batch's parameters are megabytes of text.
+            batches = (
+                (batch, store.statement("ingest_batch", batch.params(ns, opts.scope, seal)))
+                for batch in built
+            )
             tags: set[str] = set()
-            for done, params in enumerate(_ahead(batches), start=1):
-                store.run("ingest_batch", params)
-                tags.update(tag["name"] for tag in params["tags"])
+            for done, (batch, statement) in enumerate(_ahead(batches), start=1):
+                store.execute(statement)
+                tags.update(tag["name"] for tag in batch.tags)
                 if opts.progress:
                     opts.progress(done, total)
             rank_touched(store, ns, opts.scope, sorted(tags), sorted(cues))
@@ -406,8 +415,9 @@ def _ingest(store: GraphStore, source: CorpusSource, ns: str, opts: _Options) ->
 
 def _ahead(items: Iterator[T]) -> Iterator[T]:
     """``items`` in order, each next one made in a worker thread while the caller uses
-    the one before: building a batch (extraction, embedding, parameters) overlaps the
-    database writing the previous one, and at most two batches are held at a time.
+    the one before: building a batch (extraction, embedding, encoded parameters)
+    overlaps the database writing the previous one, and at most two batches are held
+    at a time.
 
     An error making an item is raised where the caller takes it; items are still
     handed over one by one, so a batch is written only after every batch before it.

@@ -11,6 +11,7 @@ from mragent.core.embedding.base import EmbedderIdentity, normalise
 
 _WORD = re.compile(r"[a-z0-9]+")
 DEFAULT_DIMENSION = 256
+_CACHED = 500_000  # features (and words) whose hashes are kept
 
 
 class HashingEmbedder:
@@ -33,6 +34,7 @@ class HashingEmbedder:
         self.identity = EmbedderIdentity("hashing", self.MODEL, dimension, True)
         self.spec = "hashing" if dimension == DEFAULT_DIMENSION else f"hashing:{dimension}"
         self._cache: dict[str, tuple[int, float]] = {}
+        self._words: dict[str, tuple[np.ndarray, np.ndarray]] = {}
 
     def _slot(self, feature: str) -> tuple[int, float]:
         hit = self._cache.get(feature)
@@ -40,21 +42,44 @@ class HashingEmbedder:
             digest = hashlib.blake2b(feature.encode(), digest_size=8).digest()
             value = int.from_bytes(digest, "little")
             hit = (value % self.dimension, 1.0 if (value >> 63) & 1 else -1.0)
-            if len(self._cache) < 500_000:
+            if len(self._cache) < _CACHED:
                 self._cache[feature] = hit
         return hit
 
+    def _word(self, word: str) -> tuple[np.ndarray, np.ndarray]:
+        """The slots and signed weights one occurrence of ``word`` adds: the word
+        itself (weight 2) and each character trigram of ``#word#`` (weight 1)."""
+        hit = self._words.get(word)
+        if hit is None:
+            padded = f"#{word}#"
+            features = [("w:" + word, 2.0)]
+            features += [("c:" + padded[i : i + 3], 1.0) for i in range(len(padded) - 2)]
+            hashed = [(*self._slot(feature), weight) for feature, weight in features]
+            hit = (
+                np.array([slot for slot, _, _ in hashed], np.intp),
+                np.array([sign * weight for _, sign, weight in hashed], np.float64),
+            )
+            if len(self._words) < _CACHED:
+                self._words[word] = hit
+        return hit
+
     def _embed(self, texts: list[str]) -> np.ndarray:
-        out = np.zeros((len(texts), self.dimension), dtype=np.float32)
+        dimension = self.dimension
+        slots: list[np.ndarray] = []
+        weights: list[np.ndarray] = []
         for row, text in enumerate(texts):
             for word in _WORD.findall(text.lower()):
-                slot, sign = self._slot("w:" + word)
-                out[row, slot] += 2.0 * sign
-                padded = f"#{word}#"
-                for i in range(len(padded) - 2):
-                    slot, sign = self._slot("c:" + padded[i : i + 3])
-                    out[row, slot] += sign
-        return normalise(out)
+                word_slots, word_weights = self._word(word)
+                slots.append(word_slots + row * dimension)
+                weights.append(word_weights)
+        if not slots:
+            return np.zeros((len(texts), dimension), np.float32)
+        # One weighted count over every row: the sums are small integers, exact in
+        # float32, so this is the vector adding the features one by one gives.
+        counts = np.bincount(
+            np.concatenate(slots), np.concatenate(weights), minlength=len(texts) * dimension
+        )
+        return normalise(counts.reshape(len(texts), dimension).astype(np.float32))
 
     def embed_queries(self, texts: list[str]) -> np.ndarray:
         return self._embed(texts)

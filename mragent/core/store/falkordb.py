@@ -12,7 +12,7 @@ import redis.exceptions
 from falkordb import FalkorDB
 
 from mragent.core.errors import BackendUnavailable, QueryError
-from mragent.core.store.base import Capabilities, GraphStore, Rows, Transaction
+from mragent.core.store.base import Capabilities, GraphStore, Rows, Statement, Transaction
 from mragent.core.store.falkordb_params import params_header
 
 GRAPH_NAME = "mragent"
@@ -92,6 +92,11 @@ class FalkorStore(GraphStore):
     @property
     def secret_url(self) -> str:
         return self._secret or self.url
+
+    def _encode(self, statement: Statement) -> Statement:
+        # FalkorDB takes its parameters as Cypher literals in front of the query text.
+        header = params_header(statement.params)
+        return Statement(statement.name, header + statement.text, {})
 
     def _execute(self, name: str, text: str, params: dict[str, Any]) -> Rows:
         try:
