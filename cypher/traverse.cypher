@@ -34,7 +34,8 @@
 // trail). A pending content's evidence is scaled by $pending_weight.
 // The bridge walk ($bridges: traversalDepth >= 2): from each confirmed seed, its primary
 // tag (REFERENCES weight 1.0) links (LINKED_TO) to a tag the seed's text mentions (the
-// seed REFERENCES it too), and that tag is the primary tag of the bridged content: the
+// seed REFERENCES it too), and that tag is the primary tag of the bridged content (a
+// tag no content has as its primary, marked by ingest, is passed over unread): the
 // literal (Content)<-(Tag)-[:LINKED_TO]->(Tag)-[:REFERENCES]->(Content) hop of a bridge
 // question (bridged: [seed id, id, key, title, text], by content key, then seed key).
 // Backward links are not walked.
@@ -83,9 +84,11 @@ CALL {
          * CASE WHEN trust = 'accepted' THEN 1.0 ELSE $pending_weight END AS evidence
   WHERE evidence >= $prune
   // Equal trails order by hops, then by the names along them (ids are random): the
-  // trails kept per content, and so the rerank, are the same on every engine.
+  // trails kept per content, and so the rerank, are the same on every engine. A list
+  // of names compares element by element on every engine, and costs less to build
+  // than one string.
   WITH m, trail, edges, hops, evidence,
-       reduce(s = '', n IN trail | s + '|' + coalesce(n.key, n.name, n.text)) AS names
+       [n IN trail | coalesce(n.key, n.name, n.text)] AS names
   ORDER BY evidence DESC, hops ASC, names ASC
   WITH m, max(evidence) AS best, count(*) AS paths, sum(2 * size(edges) + 1) AS elements,
        min(hops) AS best_hops, collect([evidence, hops] + [n IN trail | n.id]) AS trails
@@ -102,7 +105,7 @@ CALL {
   MATCH (a:Tag)-[r1:REFERENCES]->(s)
   WHERE a.ns = $ns AND a.scope IN $scopes AND r1.weight >= 1.0
   MATCH (a)-[:LINKED_TO]->(b:Tag)-[:REFERENCES]->(s)
-  WHERE b.ns = $ns AND b.scope IN $scopes
+  WHERE b.ns = $ns AND b.scope IN $scopes AND coalesce(b.primary, true)
   MATCH (b)-[r2:REFERENCES]->(m:Content)
   WHERE r2.weight >= 1.0 AND m <> s AND {{> visible m}}
   WITH DISTINCT s, m ORDER BY m.key, s.key

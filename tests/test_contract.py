@@ -110,6 +110,50 @@ def test_traversal_returns_the_same_rows_on_every_engine(
     assert _traverse(store, ns, "Acme", depth) == _expected_rows(depth)
 
 
+def _bridged(store: GraphStore, ns: str, seed_key: str, seed_title: str) -> list[str]:
+    """The keys the bridge walk reaches from one seed passage (entering at its title cue)."""
+    ids = {
+        r["key"]: r["id"] for r in store.run("content_snapshot", {"ns": ns, **ReadView().params()})
+    }
+    hit = CueHit(_cue_id(store, ns, seed_title), seed_title, 0.0, 1.0, 1.0, 1.0, seed=ids[seed_key])
+    found = traverse(store, ns, ReadView(), [hit], Genome(traversalDepth=2))
+    assert found is not None and found.seeds
+    return sorted(content.key for _, content in found.bridges)
+
+
+def test_tags_say_whether_they_are_a_contents_primary_and_the_bridge_walk_reads_that(
+    store: GraphStore, ns: str
+) -> None:
+    flags_query = (
+        "MATCH (t:Tag) WHERE t.ns = $ns "
+        "OPTIONAL MATCH (t)-[r:REFERENCES]->(:Content) WHERE r.weight >= 1.0 "
+        "RETURN t.name AS name, t.primary AS flag, count(r) > 0 AS primary"
+    )
+
+    def flags() -> dict[str, tuple[bool | None, bool]]:
+        rows = store._execute("flags", flags_query, {"ns": ns})
+        return {row["name"]: (row["flag"], row["primary"]) for row in rows}
+
+    without_lisbon = copy.deepcopy(CHAIN)
+    without_lisbon["contents"] = [c for c in CHAIN["contents"] if c["id"] != "lisbon"]
+    ingest(store, parse_corpus(without_lisbon), ns)
+    assert flags()["Lisbon"] == (False, False)
+    assert all(flag == primary for flag, primary in flags().values())
+    assert _bridged(store, ns, "roe", "Jane Roe") == []
+    ingest(store, parse_corpus(CHAIN), ns)  # Lisbon becomes a content's primary tag
+    assert flags()["Lisbon"] == (True, True)
+    assert all(flag == primary for flag, primary in flags().values())
+    assert _bridged(store, ns, "roe", "Jane Roe") == ["lisbon"]
+    assert _bridged(store, ns, "acme", "Acme") == ["roe"]
+    # The walk reads the flag: a tag marked as no content's primary is passed over...
+    mark = "MATCH (t:Tag) WHERE t.ns = $ns AND t.name = 'Jane Roe' SET t.primary = $flag"
+    store._execute("mark", mark, {"ns": ns, "flag": False})
+    assert _bridged(store, ns, "acme", "Acme") == []
+    # ...and one written before the flag existed (none) is read as it always was.
+    store._execute("mark", mark, {"ns": ns, "flag": None})
+    assert _bridged(store, ns, "acme", "Acme") == ["roe"]
+
+
 def test_fanout_follows_link_ranks(store: GraphStore, ns: str) -> None:
     data = copy.deepcopy(CHAIN)
     data["contents"][0]["tags"] = ["Acme", "Jane Roe", "Zeta"]

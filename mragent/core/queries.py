@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
@@ -69,10 +69,18 @@ class QueryTemplate:
 
     name: str
     engine: str | None  # None for the common file
-    text: str
+    text: str  # the file, fragments expanded, comments and all
     params: frozenset[str]
     returns: tuple[str, ...]
     render_specs: Mapping[str, RenderSpec]
+    # What the database is sent: the text without its whole-line comments. The
+    # explanations stay in the files; FalkorDB parses every byte it gets on every call.
+    statement: str = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        lines = self.text.splitlines()
+        code = "\n".join(line for line in lines if not line.lstrip().startswith("//"))
+        object.__setattr__(self, "statement", code)
 
     def render(self, **values: int | str) -> str:
         """Substitute the declared placeholders and nothing else.
@@ -99,7 +107,7 @@ class QueryTemplate:
                 raise ConfigError(
                     f"query {self.name!r}: {key}={value!r} must be an integer in {low}..{high}"
                 )
-        return _PLACEHOLDER.sub(lambda m: str(values[m.group(1)]), self.text)
+        return _PLACEHOLDER.sub(lambda m: str(values[m.group(1)]), self.statement)
 
     def check_params(self, params: Mapping[str, object]) -> None:
         """Refuse a call whose parameters differ from the declared ones."""
