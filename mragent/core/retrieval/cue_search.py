@@ -333,10 +333,12 @@ def top_positions(
     if k < len(scores):
         cut = np.partition(scores, len(scores) - k)[len(scores) - k]
         above = np.flatnonzero(scores > cut)
-        # Of the scores tied at the cut, only the first few by key make the k.
-        tied = np.flatnonzero(scores == cut).tolist()
-        tied = heapq.nsmallest(k - len(above), tied, key=lambda i: tie(int(slots[i])))
-        pool = np.concatenate([above, np.asarray(tied, dtype=above.dtype)])
+        # Of the scores tied at the cut, only the first few by key make the k: the keys
+        # are fetched in one pass and compared as plain values.
+        tied = np.flatnonzero(scores == cut)
+        keys = [tie(slot) for slot in slots[tied].tolist()]
+        first = heapq.nsmallest(k - len(above), range(len(keys)), key=keys.__getitem__)
+        pool = np.concatenate([above, tied[first]])
     else:
         pool = np.arange(len(scores))
     values = (-scores[pool]).tolist()  # plain floats and keys: a fast sort key

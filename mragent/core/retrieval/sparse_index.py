@@ -62,6 +62,8 @@ class SparseIndex:
         self.lengths = np.zeros(0, dtype=np.float64)
         self.live = np.zeros(0, dtype=bool)
         self.dead_postings = 0
+        self._changes = 0  # adds and removes so far: what the cached statistics depend on
+        self._population: tuple[np.ndarray, int, np.ndarray, int, float] | None = None
 
     def _reserve(self, slot: int) -> None:
         if slot < len(self.live):
@@ -86,12 +88,14 @@ class SparseIndex:
             self._tfs[tid].append(tf)
         self.lengths[slot] = sum(counts.values())
         self.live[slot] = True
+        self._changes += 1
 
     def remove(self, slot: int) -> None:
         """Drop the document at ``slot`` (its postings are skipped until :meth:`compact`)."""
         if slot < len(self.live) and self.live[slot]:
             self.live[slot] = False
             self.dead_postings += 1
+            self._changes += 1
 
     def postings(self, term: str) -> tuple[np.ndarray, np.ndarray]:
         """``(slots, term frequencies)`` of ``term`` (dead slots included)."""
@@ -104,7 +108,7 @@ class SparseIndex:
     def document_frequency(self, term: str, mask: np.ndarray) -> int:
         """How many documents ``mask`` admits contain ``term``."""
         slots, _ = self.postings(term)
-        return int(np.count_nonzero((_fit(mask, len(self.live)) & self.live)[slots]))
+        return int(np.count_nonzero(self._admitted(mask)[0][slots]))
 
     def scores(self, terms: Sequence[str], mask: np.ndarray) -> SparseHits:
         """BM25 of every admitted document sharing a term with ``terms``.
@@ -114,11 +118,9 @@ class SparseIndex:
             mask: Booleans over slots: the documents that exist for this query (a
                 slot past its end does not); the statistics are theirs.
         """
-        mask = _fit(mask, len(self.live)) & self.live
-        n = int(np.count_nonzero(mask))
+        mask, n, avg = self._admitted(mask)
         if n == 0:
             return SparseHits(np.zeros(0, np.int32), np.zeros(0, np.float64))
-        avg = float(self.lengths[mask].sum()) / n or 1.0
         found: list[np.ndarray] = []
         values: list[np.ndarray] = []
         for term in dict.fromkeys(terms):
@@ -139,6 +141,22 @@ class SparseIndex:
         every = np.concatenate(found)
         unique, inverse = np.unique(every, return_inverse=True)
         return SparseHits(unique, np.bincount(inverse, weights=np.concatenate(values)))
+
+    def _admitted(self, mask: np.ndarray) -> tuple[np.ndarray, int, float]:
+        """The live documents ``mask`` admits, their number and mean length.
+
+        These pass over every slot, so they are kept for the last mask asked about
+        until a document comes or goes: a reader asks with the same mask object
+        until its view changes, and a question then costs only its terms' postings.
+        """
+        held = self._population
+        if held is not None and held[0] is mask and held[1] == self._changes:
+            return held[2], held[3], held[4]
+        admitted = _fit(mask, len(self.live)) & self.live
+        n = int(np.count_nonzero(admitted))
+        avg = float(self.lengths[admitted].sum()) / n or 1.0 if n else 1.0
+        self._population = (mask, self._changes, admitted, n, avg)
+        return admitted, n, avg
 
     def compact(self) -> None:
         """Drop the postings of removed documents and terms left without any."""
