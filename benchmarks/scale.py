@@ -3,7 +3,7 @@
 Usage:
     python benchmarks/scale.py [--sizes 10000 100000] [--neo4j bolt://127.0.0.1:7687]
         [--neo4j-max 100000] [--queries 100] [--out benchmarks/results/scale] [--reuse]
-        [--engines falkordb neo4j] [--ingest-only] [--no-cold]
+        [--engines falkordb neo4j] [--ingest-only] [--no-cold] [--delete]
 
 For every size, the generated memory of ``mragent.apps.synthetic`` (the generator of
 ``benchmarks/substrate.py``) is ingested into the embedded FalkorDB and, up to
@@ -18,7 +18,12 @@ is measured interleaved, question by question, so machine noise hits all alike:
   (``Reconstruction.timings_ms``) and recall@5 of the question's supporting content;
 * cold recall: a fresh process opens the reader and answers one question, first with
   no persisted index copy (the reader builds it from the database), then with the
-  copy that run left.
+  copy that run left;
+* with ``--delete``, last: each namespace's ``delete_namespace`` (chunked transactions
+  on Neo4j), its wall time or the error that stopped it.
+
+Each ingest also records the FalkorDB server's resident memory after it (the whole
+server: every graph it holds).
 
 Results go to ``<out>.json``; ``<out>.png`` plots cost against size on log axes. Each
 ingest's figures are kept in ``<out>-ingest.json`` as soon as it ends, so a later run
@@ -42,7 +47,7 @@ from pathlib import Path
 from typing import Any
 
 from mragent.apps.synthetic import generate
-from mragent.core.errors import BackendUnavailable
+from mragent.core.errors import BackendUnavailable, QueryError
 from mragent.core.genome import Genome
 from mragent.core.retrieval.reconstruct import traverse
 from mragent.core.store import open_store
@@ -55,6 +60,7 @@ from mragent.memory.reader import Memory
 DEPTHS = (1, 2, 3)
 RECALL_AT = 5
 URL_VARIABLE = "MRAGENT_SCALE_URL"
+QUESTION_VARIABLE = "MRAGENT_SCALE_QUESTION"
 
 
 def _namespace(size: int) -> str:
@@ -65,7 +71,7 @@ def _peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # kB on Linux
 
 
-def _child(args: list[str], url: str) -> dict[str, Any]:
+def _child(args: list[str], url: str, **env: str) -> dict[str, Any]:
     """Run this script's ``args`` subcommand in a fresh process; its JSON answer.
 
     The store URL may carry the embedded server's password: it goes through the
@@ -76,7 +82,7 @@ def _child(args: list[str], url: str) -> dict[str, Any]:
         capture_output=True,
         text=True,
         check=False,
-        env={**os.environ, URL_VARIABLE: url},
+        env={**os.environ, URL_VARIABLE: url, **env},
     )
     if done.returncode != 0:
         raise RuntimeError(f"{args[0]} failed: {done.stderr.strip().splitlines()[-1:]}")
@@ -109,8 +115,9 @@ def ingest_child(url: str, size: int, corpus: str) -> None:
 
 
 def cold_child(url: str, size: int, index_dir: str) -> None:
-    """Subcommand: open a reader in this fresh process and answer one question."""
-    question = generate(size).questions[0].question
+    """Subcommand: open a reader in this fresh process and answer one question (given
+    by the parent, so this process never holds the generated corpus)."""
+    question = os.environ[QUESTION_VARIABLE]
     start = time.perf_counter()
     with open_store(url) as store:
         memory = Memory(store, _namespace(size), index_dir=Path(index_dir))
@@ -127,6 +134,26 @@ def cold_child(url: str, size: int, index_dir: str) -> None:
             }
         )
     )
+
+
+def delete_namespace(url: str, size: int) -> dict[str, Any]:
+    """Delete the case's namespace (the engine's ``delete_namespace``, chunked on Neo4j):
+    its wall time, or the error that stopped it."""
+    with open_store(url) as store:
+        start = time.perf_counter()
+        try:
+            rows = store.run("delete_namespace", {"ns": _namespace(size)})
+        except QueryError as exc:
+            return {"ok": False, "seconds": time.perf_counter() - start, "error": str(exc)}
+        return {"ok": True, "seconds": time.perf_counter() - start, "nodes": rows[0]["deleted"]}
+
+
+def server_rss_mb(store: GraphStore) -> float | None:
+    """The resident memory of the FalkorDB server (all its graphs), else None."""
+    if store.capabilities.engine != "falkordb":
+        return None
+    info = store._db.connection.info("memory")  # type: ignore[attr-defined]
+    return int(info["used_memory_rss"]) / 2**20
 
 
 def _summary(values: list[float]) -> dict[str, float]:
@@ -280,6 +307,9 @@ def main() -> None:
     parser.add_argument("--engines", nargs="+", default=["falkordb", "neo4j"])
     parser.add_argument("--ingest-only", action="store_true", help="stop after the ingests")
     parser.add_argument("--no-cold", action="store_true", help="skip the cold-recall processes")
+    parser.add_argument(
+        "--delete", action="store_true", help="delete every namespace at the end, timed"
+    )
     args = parser.parse_args()
     cases = _cases(args)
     results: dict[str, Any] = {"sizes": args.sizes, "queries": args.queries, "cases": {}}
@@ -292,6 +322,8 @@ def main() -> None:
         if not reuse:
             corpus = write_corpus(size, args.out.with_name(f"{args.out.name}-corpus-{size}.json"))
             report = _child(["ingest", str(size), str(corpus)], url)
+            with open_store(url) as store:
+                report["server_rss_mb"] = server_rss_mb(store)
             _save_ingest(ingests, label, report)
         print(f"{label}: ingest {report if not reuse else 'reused'}", file=sys.stderr)
         results["cases"][label] = {"engine": engine, "size": size, "ingest": report}
@@ -302,11 +334,16 @@ def main() -> None:
         results["cases"][label].update(traversal=traversal[label], pipeline=pipeline[label])
         if args.no_cold:
             continue
+        question = {QUESTION_VARIABLE: generate(size).questions[0].question}
         with tempfile.TemporaryDirectory() as index_dir:
             results["cases"][label]["cold"] = {
-                "no_index_copy": _child(["cold", str(size), index_dir], url),
-                "persisted_copy": _child(["cold", str(size), index_dir], url),
+                "no_index_copy": _child(["cold", str(size), index_dir], url, **question),
+                "persisted_copy": _child(["cold", str(size), index_dir], url, **question),
             }
+    if args.delete:
+        for label, (url, size) in cases.items():
+            results["cases"][label]["delete"] = delete_namespace(url, size)
+            print(f"{label}: delete {results['cases'][label]['delete']}", file=sys.stderr)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.with_suffix(".json").write_text(json.dumps(results, indent=2))
     plot(results, args.out.with_suffix(".png"))
