@@ -34,6 +34,9 @@ _SYLLABLES = (
     "cor",
 )
 _KINDS = ("Works", "Mills", "Guild", "Press", "Foundry", "Labs")
+# Entities the short names serve: half the ~208,000 they can spell, so drawing them
+# seldom collides (a 200,000-content corpus).
+SHORT_NAMES_UP_TO = 100_000
 _VERBS = ("was founded by", "was acquired by", "supplies", "competes with", "was rescued by")
 
 
@@ -42,20 +45,28 @@ def _name(rng: random.Random, parts: int) -> str:
 
 
 def generate(contents: int, seed: int = 0) -> Corpus:
-    """A corpus of ``contents`` passages over ~contents/2 entities, with bridge questions."""
+    """A corpus of ``contents`` passages over ~contents/2 entities, with bridge questions.
+
+    Short names (two syllables twice, or three and a kind) give about 208,000 distinct
+    entities; a corpus needing more than :data:`SHORT_NAMES_UP_TO` entities takes a
+    syllable more in every name part (towns too, so a town stays in about 20
+    passages), which leaves every smaller corpus exactly as it was.
+    """
     rng = random.Random(seed)
+    wanted = max(4, contents // 2)
+    extra = 1 if wanted > SHORT_NAMES_UP_TO else 0
     entities: list[str] = []
     seen: set[str] = set()
-    while len(entities) < max(4, contents // 2):
+    while len(entities) < wanted:
         name = (
-            f"{_name(rng, 2)} {_name(rng, 2)}"
+            f"{_name(rng, 2 + extra)} {_name(rng, 2 + extra)}"
             if rng.random() < 0.5
-            else f"{_name(rng, 3)} {rng.choice(_KINDS)}"
+            else f"{_name(rng, 3 + extra)} {rng.choice(_KINDS)}"
         )
         if name not in seen:
             seen.add(name)
             entities.append(name)
-    towns = [_name(rng, 3) for _ in range(max(4, contents // 20))]
+    towns = [_name(rng, 3 + extra) for _ in range(max(4, contents // 20))]
     items = []
     for i in range(contents):
         subject = entities[i % len(entities)]
