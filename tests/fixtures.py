@@ -67,6 +67,7 @@ INJECTIONS = [
 
 
 TESTER = Principal("system", "tests")
+EVER = 1 << 62  # a change feed's upper version bound that takes every version
 
 
 def ingest(store: GraphStore, corpus: Corpus, ns: str, **kwargs: Any) -> IngestReport:

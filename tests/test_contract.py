@@ -29,7 +29,7 @@ from mragent.memory.audit import AuditLog
 from mragent.memory.ingest import WriteStamp, build_batches, namespace_stats, prepare_write
 from mragent.memory.reader import Memory
 from tests.conftest import unavailable
-from tests.fixtures import CHAIN, INJECTIONS, TESTER, ingest
+from tests.fixtures import CHAIN, EVER, INJECTIONS, TESTER, ingest
 
 pytestmark = pytest.mark.backend
 
@@ -40,7 +40,8 @@ def _cues(store: GraphStore, ns: str) -> list[dict]:
 
 
 def _feed(store: GraphStore, ns: str, since: int) -> list[dict]:
-    params = {"ns": ns, "scopes": ["shared"], "since": since, "after": "", "limit": 1000}
+    params = {"ns": ns, "scopes": ["shared"], "since": since, "upto": EVER, "after": ""}
+    params["limit"] = 1000
     return store.run("index_cues", params)
 
 
@@ -254,7 +255,7 @@ def test_batches_embed_each_cue_once_and_every_cue_keeps_its_embedding(
         assert namespace_stats(store, ns) == namespace_stats(store, whole)
     finally:
         store.run("delete_namespace", {"ns": whole})
-    feed = {"ns": ns, "scopes": ["shared"], "since": -1, "after": "", "limit": 10_000}
+    feed = {"ns": ns, "scopes": ["shared"], "since": -1, "upto": EVER, "after": "", "limit": 10_000}
     cues = store.run("index_cues", feed)
     # CHAIN's contents share tags: a cue met again in a later batch is not embedded again
     # (each content is embedded once too, as a passage).

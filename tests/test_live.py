@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from mragent.apps.synthetic import generate
 from mragent.apps.transfer import export_memories
 from mragent.apps.transfer_import import import_memories
 from mragent.core.corpus import parse_corpus
@@ -20,11 +21,12 @@ from mragent.core.retrieval.cue_search import CueHit
 from mragent.core.retrieval.reconstruct import traverse
 from mragent.core.store.base import GraphStore
 from mragent.core.view import ReadView
+from mragent.memory import live_index
 from mragent.memory.audit import AuditLog
 from mragent.memory.principal import Principal
 from mragent.memory.reader import Memory
 from mragent.memory.writer import Memories
-from tests.fixtures import CHAIN, ingest
+from tests.fixtures import CHAIN, EVER, ingest
 
 pytestmark = pytest.mark.backend
 
@@ -95,7 +97,8 @@ def test_every_write_bumps_the_version_and_stamps_what_it_changed(
         assert after > before, action
         feed = store.run(
             "index_contents",
-            {"ns": ns, "scopes": ["shared"], "since": before, "after": "", "limit": 100},
+            {"ns": ns, "scopes": ["shared"], "since": before, "upto": EVER, "after": ""}
+            | {"limit": 100},
         )
         assert all(row["v"] > before for row in feed), action
         if changed:
@@ -219,6 +222,32 @@ def test_a_new_process_loads_the_saved_index_and_reads_only_the_delta(
     assert "Porto" in _context(third, "Where did Acme open an office?")
 
 
+def test_the_change_feed_reads_every_row_once_across_windows_and_pages(
+    memories: Memories, store: GraphStore, ns: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Windows of versions, each paged on the id: versions holding more than a page and
+    windows left thin both come out whole, each cue and content once."""
+    ingest(store, generate(60), ns, batch_size=20)  # 3 versions of 20 contents
+    ingest(store, generate(30, seed=1), ns, batch_size=2)  # 15 versions of 2
+    monkeypatch.setattr(live_index, "FEED_PAGE", 7)
+    monkeypatch.setattr(live_index, "FEED_WINDOW", 1)
+    with _Counting(store) as calls:
+        reader = Memory(store, ns)
+    pages = [params for name, params in calls if name == "index_contents"]
+    widths = {params["upto"] - params["since"] for params in pages}
+    assert any(p["after"] for p in pages) and len(widths) > 1  # paged, and windows resized
+    stored = store.run("content_snapshot", {"ns": ns, **ReadView().params()})
+    assert sorted(reader.index.passages.ids) == sorted(row["id"] for row in stored)
+    cues = store.run(
+        "index_cues", {"ns": ns, "scopes": ["shared"], "since": -1, "upto": EVER, "after": ""}
+        | {"limit": 10_000},
+    )
+    assert sorted(reader.index.cues.ids) == sorted(row["id"] for row in cues)
+    fact = memories.remember("The Perseus bridge was built by Anton Weiss.", principal=ANA)
+    reader.refresh()
+    assert reader.index.passages.ids.count(fact.id) == 1
+
+
 def test_a_purge_voids_every_copy_saved_before_it(
     memories: Memories, store: GraphStore, ns: str, index_dir: Path, tmp_path: Path
 ) -> None:
@@ -233,8 +262,8 @@ def test_a_purge_voids_every_copy_saved_before_it(
     shutil.copytree(kept, index_dir)  # a copy from before the purge comes back
     with _Counting(store) as calls:
         reader = Memory(store, ns)
-    assert ("index_cues", {"ns": ns, "scopes": ["shared"], "since": -1, "after": "",
-                           "limit": 2000}) in calls  # fmt: skip
+    # A full build: the feed from the start.
+    assert any(name == "index_cues" and params["since"] == -1 for name, params in calls)
     assert "Voss" not in reader.index.passages.sparse.vocab
     assert "voss" not in reader.index.passages.sparse.vocab
 
@@ -244,7 +273,7 @@ def test_a_purge_voids_every_copy_saved_before_it(
 
 def _from_title(store: GraphStore, ns: str, title: str, view: ReadView) -> list[str]:
     """Content ids one ranked hop (tagFanout 1) from the cue of ``title``."""
-    params = {"ns": ns, "scopes": ["shared"], "since": -1, "after": "", "limit": 1000}
+    params = {"ns": ns, "scopes": ["shared"], "since": -1, "upto": EVER, "after": "", "limit": 1000}
     cue = next(r for r in store.run("index_cues", params) if r["text"] == title)
     hit = CueHit(cue["id"], title, 0.0, 0.0, 1.0, 1.0)
     genome = Genome(traversalDepth=1, tagFanout=1, cueK=1, pruneThreshold=0.0)

@@ -24,6 +24,7 @@ from mragent.memory.ingest import text_hash
 from mragent.memory.principal import Principal, parse_principal
 from mragent.memory.reader import Memory
 from mragent.memory.writer import Memories
+from tests.fixtures import EVER
 
 runner = CliRunner()
 ANA = Principal("human", "ana")
@@ -64,7 +65,8 @@ def _snapshot(store: GraphStore, ns: str, view: ReadView | None = None) -> list[
 
 def _cues(store: GraphStore, ns: str, *scopes: str) -> list[dict]:
     """Every cue of ``scopes`` (the change feed from the start)."""
-    params = {"ns": ns, "scopes": list(scopes or ("shared",)), "since": -1, "after": ""}
+    params = {"ns": ns, "scopes": list(scopes or ("shared",)), "since": -1, "upto": EVER}
+    params["after"] = ""
     return store.run("index_cues", {**params, "limit": 10_000})
 
 

@@ -34,6 +34,7 @@ from mragent.core.retrieval.passages import PassageIndex
 from mragent.core.store.base import GraphStore
 
 FEED_PAGE = 2_000  # rows per change-feed page
+FEED_WINDOW = 8  # versions in the change feed's first window (an ingest batch is one)
 
 
 @dataclass
@@ -93,7 +94,8 @@ class LiveIndex:
         full = self.version < 0
         since = self.version
         dimension = self.identity.dimension
-        feed = self._feed(store, "index_cues", since)
+        upto = int(space["version"])
+        feed = self._feed(store, "index_cues", since, upto)
         cue_rows = [_with_vector(row, dimension) for row in feed]
         # A full build in text order, a refresh in (version, text) order, then the scope
         # (a text is one cue per scope): never the random id, so the HNSW graph built is
@@ -107,21 +109,39 @@ class LiveIndex:
         if not full:
             dropped = store.run("space_dropped", {"ns": self.ns, "since": since})
             applied += self.cues.drop(dropped[0]["ids"] if dropped else [])
-        applied += self.passages.apply(self._feed(store, "index_contents", since), full)
-        self.uid, self.version = space.get("uid"), int(space["version"])
+        applied += self.passages.apply(self._feed(store, "index_contents", since, upto), full)
+        self.uid, self.version = space.get("uid"), upto
         self.unsaved += applied
         return applied
 
-    def _feed(self, store: GraphStore, query: str, since: int) -> Iterator[dict[str, Any]]:
-        """Every row of a change-feed query, page by page (keyset on the id)."""
-        params = {"ns": self.ns, "scopes": list(self.scopes), "since": since, "limit": FEED_PAGE}
-        after = ""
-        while True:
-            rows = store.run(query, {**params, "after": after})
-            yield from rows
-            if len(rows) < FEED_PAGE:
-                return
-            after = rows[-1]["id"]
+    def _feed(
+        self, store: GraphStore, query: str, since: int, upto: int
+    ) -> Iterator[dict[str, Any]]:
+        """Every row of a change-feed query stamped in (``since``, ``upto``].
+
+        The versions are read window by window (the database finds a window's nodes
+        through its version index), each window page by page on the id. A window
+        starts at :data:`FEED_WINDOW` versions and halves when it needs more than
+        one page, doubles when it fills less than half of one: a page costs what it
+        returns, however large the namespace.
+        """
+        params = {"ns": self.ns, "scopes": list(self.scopes), "limit": FEED_PAGE}
+        low, width = since, FEED_WINDOW
+        while low < upto:
+            high = min(upto, low + width)
+            after, pages, rows_read = "", 0, 0
+            while True:
+                rows = store.run(query, {**params, "since": low, "upto": high, "after": after})
+                yield from rows
+                pages, rows_read = pages + 1, rows_read + len(rows)
+                if len(rows) < FEED_PAGE:
+                    break
+                after = rows[-1]["id"]
+            if pages > 1:
+                width = max(1, width // 2)
+            elif rows_read < FEED_PAGE // 2:
+                width *= 2
+            low = high
 
 
 def _with_vector(row: dict[str, Any], dimension: int) -> dict[str, Any]:
