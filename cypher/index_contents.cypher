@@ -1,12 +1,14 @@
 // index_contents: one page of the contents of some scopes stamped after version $since
 // and at most $upto, for a reader's passage index (the change feed; $since -1: every
 // content).
-// params: ns, scopes, since, upto, after, limit
+// params: ns, scopes, since, upto, after, limit, vectors
 // returns: id, key, title, text, scope, forgotten, recorded_at, superseded_at, trust,
 //   trust_since, trust_at, trust_log, embedding, v
 // Text is read to index it (term counts), never kept by the reader; the passage
 // embedding enters its HNSW index. A forgotten content's text and embedding are not
-// sent: the reader only drops it.
+// sent: the reader only drops it. Nor is any embedding unless $vectors: a reader
+// of a namespace stamped with a lexical embedder keeps no passage vectors (at a million
+// contents, parsing them was two thirds of a cold reader's feed).
 // A page lies in a window of versions ($since, $upto] (the v index finds exactly those
 // nodes), keyset-paged on the random id within it (after: the last id of the previous
 // page, '' first). The id is compared as an expression: given `x.id > $after`,
@@ -21,5 +23,6 @@ RETURN m.id AS id, m.key AS key, m.title AS title,
        m.forgotten_at IS NOT NULL AS forgotten, m.recorded_at AS recorded_at,
        m.superseded_at AS superseded_at, m.trust AS trust, m.trust_since AS trust_since,
        m.trust_at AS trust_at, m.trust_log AS trust_log,
-       CASE WHEN m.forgotten_at IS NULL THEN m.embedding END AS embedding, m.v AS v
+       CASE WHEN $vectors AND m.forgotten_at IS NULL THEN m.embedding END AS embedding,
+       m.v AS v
 ORDER BY id

@@ -98,7 +98,7 @@ def test_every_write_bumps_the_version_and_stamps_what_it_changed(
         feed = store.run(
             "index_contents",
             {"ns": ns, "scopes": ["shared"], "since": before, "upto": EVER, "after": ""}
-            | {"limit": 100},
+            | {"limit": 100, "vectors": True},
         )
         assert all(row["v"] > before for row in feed), action
         if changed:
@@ -236,6 +236,8 @@ def test_the_change_feed_reads_every_row_once_across_windows_and_pages(
     pages = [params for name, params in calls if name == "index_contents"]
     widths = {params["upto"] - params["since"] for params in pages}
     assert any(p["after"] for p in pages) and len(widths) > 1  # paged, and windows resized
+    # A hashing namespace keeps no passage vectors: none is sent.
+    assert not any(p["vectors"] for p in pages)
     stored = store.run("content_snapshot", {"ns": ns, **ReadView().params()})
     assert sorted(reader.index.passages.ids) == sorted(row["id"] for row in stored)
     cues = store.run(

@@ -95,7 +95,7 @@ class LiveIndex:
         since = self.version
         dimension = self.identity.dimension
         upto = int(space["version"])
-        feed = self._feed(store, "index_cues", since, upto)
+        feed = self._feed(store, "index_cues", since, upto, {})
         cue_rows = [_with_vector(row, dimension) for row in feed]
         # A full build in text order, a refresh in (version, text) order, then the scope
         # (a text is one cue per scope): never the random id, so the HNSW graph built is
@@ -109,15 +109,18 @@ class LiveIndex:
         if not full:
             dropped = store.run("space_dropped", {"ns": self.ns, "since": since})
             applied += self.cues.drop(dropped[0]["ids"] if dropped else [])
-        applied += self.passages.apply(self._feed(store, "index_contents", since, upto), full)
+        vectors = {"vectors": self.passages.dense_entry}
+        contents = self._feed(store, "index_contents", since, upto, vectors)
+        applied += self.passages.apply(contents, full)
         self.uid, self.version = space.get("uid"), upto
         self.unsaved += applied
         return applied
 
     def _feed(
-        self, store: GraphStore, query: str, since: int, upto: int
+        self, store: GraphStore, query: str, since: int, upto: int, extra: dict[str, Any]
     ) -> Iterator[dict[str, Any]]:
-        """Every row of a change-feed query stamped in (``since``, ``upto``].
+        """Every row of a change-feed query stamped in (``since``, ``upto``] (``extra``:
+        the query's other parameters).
 
         The versions are read window by window (the database finds a window's nodes
         through its version index), each window page by page on the id. A window
@@ -125,7 +128,7 @@ class LiveIndex:
         one page, doubles when it fills less than half of one: a page costs what it
         returns, however large the namespace.
         """
-        params = {"ns": self.ns, "scopes": list(self.scopes), "limit": FEED_PAGE}
+        params = {"ns": self.ns, "scopes": list(self.scopes), "limit": FEED_PAGE, **extra}
         low, width = since, FEED_WINDOW
         while low < upto:
             high = min(upto, low + width)
