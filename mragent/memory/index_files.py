@@ -37,6 +37,7 @@ from mragent.core.embedding import EmbedderIdentity
 from mragent.core.paths import default_home
 from mragent.core.retrieval.cue_search import CueIndex
 from mragent.core.retrieval.passages import PassageIndex
+from mragent.core.retrieval.slot_keys import SlotKeys
 from mragent.core.retrieval.sparse_index import SparseIndex
 from mragent.memory.live_index import LiveIndex
 
@@ -125,14 +126,14 @@ def _write(index: LiveIndex, where: Path) -> None:
     }
     cue_arrays = {
         "ids": np.array(cues.ids, dtype=str),
-        "texts": np.array(cues.texts, dtype=str),
+        "texts": np.array(cues.texts.tolist(), dtype=str),
         "scopes": np.array(cues.scopes, dtype=str),
         "live": cues.live[: len(cues.ids)],
         **_prefixed("sparse", cues.sparse.to_arrays()),
     }
     content_arrays = {
         "ids": np.array(passages.ids, dtype=str),
-        "keys": np.array(passages.keys, dtype=str),
+        "keys": np.array(passages.keys.tolist(), dtype=str),
         "titles": np.array(passages.titles, dtype=str),
         "scopes": np.array(passages.scopes, dtype=str),
         **_prefixed("column", passages.columns.arrays(len(passages.ids))),
@@ -164,7 +165,7 @@ def _read(
     cues = CueIndex(identity.dimension)
     cues.hnsw = hnswlib.Index(space="cosine", dim=identity.dimension)
     cues.hnsw.load_index(str(where / "hnsw.bin"), max_elements=max(16, int(meta["cues"])))
-    cues.ids, cues.texts = cue_data["ids"].tolist(), cue_data["texts"].tolist()
+    cues.ids, cues.texts = cue_data["ids"].tolist(), SlotKeys(cue_data["texts"].tolist())
     cues.scopes = cue_data["scopes"].tolist()
     cues.live = cue_data["live"].astype(bool)
     cues.scope_names = sorted(set(cues.scopes))
@@ -180,7 +181,8 @@ def _read(
         str(where / "contents_hnsw.bin"), max_elements=max(16, int(meta["contents"]))
     )
     passages.dense.present = content_data["dense_present"].astype(bool)
-    passages.ids, passages.keys = content_data["ids"].tolist(), content_data["keys"].tolist()
+    passages.ids = content_data["ids"].tolist()
+    passages.keys = SlotKeys(content_data["keys"].tolist())
     passages.titles, passages.scopes = (
         content_data["titles"].tolist(),
         content_data["scopes"].tolist(),

@@ -20,7 +20,6 @@ build order gives the same ranking.
 
 from __future__ import annotations
 
-import bisect
 import heapq
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -31,6 +30,7 @@ import numpy as np
 
 from mragent.core.genome import Genome
 from mragent.core.retrieval.fusion import Side, fuse
+from mragent.core.retrieval.slot_keys import SlotKeys
 from mragent.core.retrieval.sparse_index import SparseHits, SparseIndex
 from mragent.core.store.base import GraphStore
 from mragent.core.text import content_words
@@ -70,7 +70,7 @@ class CueIndex:
     def __init__(self, dimension: int) -> None:
         self.dimension = dimension
         self.ids: list[str] = []
-        self.texts: list[str] = []
+        self.texts = SlotKeys()
         self.scopes: list[str] = []
         self.live = np.zeros(0, dtype=bool)
         self.scope_codes = np.zeros(0, dtype=np.int16)
@@ -264,7 +264,7 @@ def sparse_side(
     hits: SparseHits,
     want: int,
     extra: Iterable[int],
-    keys: Sequence[str],
+    keys: SlotKeys,
     name: Callable[[int], str],
 ) -> Side:
     """A BM25 population as a fusion side: its ``want`` best and the ``extra`` slots that
@@ -272,7 +272,7 @@ def sparse_side(
     within the whole population, so fusing them gives the values fusing all would."""
     if not len(hits):
         return Side({}, {})
-    best = top_positions(hits.scores, hits.slots, want, keys.__getitem__)
+    best = top_positions(hits.scores, hits.slots, want, keys)
     chosen = {int(hits.slots[i]) for i in best}
     chosen.update(extra)
     scores: dict[str, float] = {}
@@ -325,39 +325,45 @@ def hnsw_search(
 
 
 def top_positions(
-    scores: np.ndarray, slots: np.ndarray, k: int, tie: Callable[[int], Any]
+    scores: np.ndarray, slots: np.ndarray, k: int, tie: SlotKeys | Callable[[int], Any]
 ) -> list[int]:
-    """Positions of the ``k`` best scores, ties broken by ``tie(slot)`` (by partition)."""
+    """Positions of the ``k`` best scores, ties broken by the slots' keys (``tie``: the
+    keys, or a function giving a slot's tie key), by partition."""
     if k <= 0 or not len(scores):
         return []
     if k < len(scores):
         cut = np.partition(scores, len(scores) - k)[len(scores) - k]
         above = np.flatnonzero(scores > cut)
-        # Of the scores tied at the cut, only the first few by key make the k: the keys
-        # are fetched in one pass and compared as plain values.
+        # Of the scores tied at the cut, only the first few by key make the k.
         tied = np.flatnonzero(scores == cut)
-        keys = [tie(slot) for slot in slots[tied].tolist()]
-        first = heapq.nsmallest(k - len(above), range(len(keys)), key=keys.__getitem__)
+        need = k - len(above)
+        if isinstance(tie, SlotKeys):
+            first = tie.smallest(slots[tied], need)
+        else:
+            keys = [tie(slot) for slot in slots[tied].tolist()]
+            first = np.asarray(
+                heapq.nsmallest(need, range(len(keys)), key=keys.__getitem__), dtype=np.intp
+            )
         pool = np.concatenate([above, tied[first]])
     else:
         pool = np.arange(len(scores))
+    key = tie.__getitem__ if isinstance(tie, SlotKeys) else tie
     values = (-scores[pool]).tolist()  # plain floats and keys: a fast sort key
-    names = [tie(slot) for slot in slots[pool].tolist()]
+    names = [key(slot) for slot in slots[pool].tolist()]
     ordered = sorted(range(len(pool)), key=lambda j: (values[j], names[j]))
     return pool[ordered].tolist()
 
 
 class _Ranker:
-    """1-based ranks within a score population, ties broken by a stable key."""
+    """1-based ranks within a score population, ties broken by the slots' keys."""
 
-    def __init__(self, scores: np.ndarray, slots: np.ndarray, keys: Sequence[str]) -> None:
+    def __init__(self, scores: np.ndarray, slots: np.ndarray, keys: SlotKeys) -> None:
         self.scores, self.slots, self.keys = scores, slots, keys
-        self._tied: dict[float, list[str]] = {}
+        self._tied: dict[float, np.ndarray] = {}
 
     def rank(self, value: float, key: str) -> int:
         above = int(np.count_nonzero(self.scores > value))
         tied = self._tied.get(value)
         if tied is None:
-            members = self.slots[self.scores == value].tolist()
-            tied = self._tied[value] = sorted(self.keys[slot] for slot in members)
-        return 1 + above + bisect.bisect_left(tied, key)
+            tied = self._tied[value] = self.slots[self.scores == value]
+        return 1 + above + self.keys.count_below(tied, key)

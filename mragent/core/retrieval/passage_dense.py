@@ -40,6 +40,7 @@ from mragent.core.retrieval.cue_search import (
     sparse_side,
 )
 from mragent.core.retrieval.fusion import Side, fuse
+from mragent.core.retrieval.slot_keys import SlotKeys
 from mragent.core.retrieval.sparse_index import SparseHits
 
 _GROW = 1.5
@@ -107,7 +108,7 @@ def fused_passages(
     sparse: SparseHits,
     near: dict[int, float],
     genome: Genome,
-    keys: Sequence[str],
+    keys: SlotKeys,
 ) -> tuple[SparseHits, Callable[[int], tuple[int, str]] | None]:
     """The question's passage scores: BM25 fused with the dense passage hits, on BM25's scale.
 

@@ -36,6 +36,7 @@ import numpy as np
 from mragent.core.genome import Genome
 from mragent.core.retrieval.cue_search import CueHit, CueIndex, top_positions
 from mragent.core.retrieval.passage_dense import DensePassages, fused_passages
+from mragent.core.retrieval.slot_keys import SlotKeys
 from mragent.core.retrieval.sparse_index import SparseHits, SparseIndex
 from mragent.core.text import content_words
 from mragent.core.view import ReadView
@@ -57,7 +58,7 @@ class PassageIndex:
 
     def __init__(self, dimension: int = 0, dense: bool = True) -> None:
         self.ids: list[str] = []
-        self.keys: list[str] = []
+        self.keys = SlotKeys()
         self.titles: list[str] = []
         self.scopes: list[str] = []
         self.slot_of: dict[str, int] = {}
@@ -202,7 +203,7 @@ class Scored:
         index, hits = self.index, self.hits
         top = self.top if self.top > 0 else 1.0
         out: list[CueHit] = []
-        tie = index.keys.__getitem__ if self.ties is None else self.ties
+        tie = index.keys if self.ties is None else self.ties
         for i in top_positions(hits.scores, hits.slots, 2 * k, tie):
             slot, value = int(hits.slots[i]), float(hits.scores[i])
             cue = cues.by_text.get((index.scopes[slot], index.titles[slot]))
