@@ -3,7 +3,8 @@
 Usage:
     python benchmarks/traverse_compare.py --before /path/to/other/checkout/cypher
         [--sizes 10000 100000] [--engines falkordb neo4j] [--neo4j bolt://127.0.0.1:7687]
-        [--neo4j-max 10000] [--queries 40] [--out benchmarks/results/traverse-compare.json]
+        [--neo4j-max 10000] [--queries 40] [--home DIR]
+        [--out benchmarks/results/traverse-compare.json]
 
 Measures ``traverse.cypher`` as this checkout renders it ("after") and as the query
 files under ``--before`` render it ("before") on the namespaces ``benchmarks/scale.py``
@@ -117,6 +118,7 @@ def main() -> None:
     parser.add_argument("--neo4j", default="bolt://127.0.0.1:7687")
     parser.add_argument("--neo4j-max", type=int, default=10_000, help="largest size on Neo4j")
     parser.add_argument("--queries", type=int, default=40)
+    parser.add_argument("--home", type=Path, default=None, help="embedded FalkorDB home")
     default_out = Path("benchmarks/results/traverse-compare.json")
     parser.add_argument("--out", type=Path, default=default_out)
     args = parser.parse_args()
@@ -127,7 +129,8 @@ def main() -> None:
         for size in args.sizes:
             if engine == "neo4j" and size > args.neo4j_max:
                 continue
-            with open_store(args.neo4j if engine == "neo4j" else None) as store:
+            url = args.neo4j if engine == "neo4j" else None
+            with open_store(url, home=args.home) as store:
                 label = f"{engine}-{size}"
                 results["cases"][label] = measure(store, size, args.before, args.queries)
     args.out.parent.mkdir(parents=True, exist_ok=True)
