@@ -14,14 +14,16 @@ figures are that run's alone. For each run it prints the wall time, contents
 per second, the CPU seconds of the ingesting process and of the server (the
 embedded one: its own and its reaped children's, the AOF rewrites and
 snapshots; CPU time is what a loaded machine does not inflate), and the peak
-RSS of both (``wait4``, ``VmHWM``). Neo4j needs ``MRAGENT_DB_PASSWORD`` (and a
-reachable server) or is skipped.
+RSS of both (``wait4``, ``VmHWM``; the corpus is generated in a process of its own,
+since a child inherits its parent's RSS as the floor of its ``wait4`` peak). Neo4j
+needs ``MRAGENT_DB_PASSWORD`` (and a reachable server) or is skipped.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import os
 import statistics
 import subprocess
@@ -131,7 +133,15 @@ def main() -> None:
     runs: dict[str, list[dict[str, Any]]] = {}
     with tempfile.TemporaryDirectory(prefix="mragent-ingest-bench-") as tmp:
         corpus = Path(tmp) / "corpus.json"
-        write_corpus(corpus, args.contents)
+        # In a process of its own: a child started by exec inherits its parent's RSS
+        # as the start of its peak (ru_maxrss), so the parent must stay small.
+        writer = multiprocessing.get_context("spawn").Process(
+            target=write_corpus, args=(corpus, args.contents)
+        )
+        writer.start()
+        writer.join()
+        if writer.exitcode:
+            raise SystemExit(f"writing the corpus failed (exit {writer.exitcode})")
         print(f"corpus: {args.contents} contents, {corpus.stat().st_size / 1e6:.1f} MB")
         wanted = args.engines.split(",")
         engines: dict[str, str | None] = {"falkordb": None} if "falkordb" in wanted else {}
