@@ -70,6 +70,21 @@ TESTER = Principal("system", "tests")
 EVER = 1 << 62  # a change feed's upper version bound that takes every version
 
 
+def feed_page(
+    store: GraphStore,
+    query: str,
+    ns: str,
+    *scopes: str,
+    since: int = -1,
+    limit: int = 10_000,
+    **extra: Any,
+) -> list[dict[str, Any]]:
+    """The first page of a change-feed query (``index_cues``, ``index_contents`` with
+    ``vectors``) over every version after ``since``, of ``scopes`` (default ``shared``)."""
+    params = {"ns": ns, "scopes": list(scopes or ("shared",)), "since": since, "upto": EVER}
+    return store.run(query, {**params, "after": "", "limit": limit, **extra})
+
+
 def ingest(store: GraphStore, corpus: Corpus, ns: str, **kwargs: Any) -> IngestReport:
     """:func:`mragent.memory.ingest.ingest` as the test principal, audited to the test's own log
     (``$MRAGENT_AUDIT_LOG``, set per test by conftest)."""

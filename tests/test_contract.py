@@ -29,20 +29,14 @@ from mragent.memory.audit import AuditLog
 from mragent.memory.ingest import WriteStamp, build_batches, namespace_stats, prepare_write
 from mragent.memory.reader import Memory
 from tests.conftest import unavailable
-from tests.fixtures import CHAIN, EVER, INJECTIONS, TESTER, ingest
+from tests.fixtures import CHAIN, INJECTIONS, TESTER, feed_page, ingest
 
 pytestmark = pytest.mark.backend
 
 
 def _cues(store: GraphStore, ns: str) -> list[dict]:
     """Every cue of the namespace, from the change feed's first page."""
-    return _feed(store, ns, -1)
-
-
-def _feed(store: GraphStore, ns: str, since: int) -> list[dict]:
-    params = {"ns": ns, "scopes": ["shared"], "since": since, "upto": EVER, "after": ""}
-    params["limit"] = 1000
-    return store.run("index_cues", params)
+    return feed_page(store, "index_cues", ns)
 
 
 def _cue_id(store: GraphStore, ns: str, text: str) -> str:
@@ -77,7 +71,8 @@ def test_ingest_builds_the_graph_model_and_is_idempotent(store: GraphStore, ns: 
     # Re-ingesting bumped the version but stamped nothing new: the feed has nothing after it.
     version = store.run("get_space", {"ns": ns})[0]["version"]
     assert version >= 2
-    assert _feed(store, ns, version - 1) == [] and len(_feed(store, ns, -1)) == 4
+    assert feed_page(store, "index_cues", ns, since=version - 1) == []
+    assert len(feed_page(store, "index_cues", ns)) == 4
 
 
 def _expected_rows(depth: int) -> list[tuple[str, float, int, int]]:
@@ -255,8 +250,7 @@ def test_batches_embed_each_cue_once_and_every_cue_keeps_its_embedding(
         assert namespace_stats(store, ns) == namespace_stats(store, whole)
     finally:
         store.run("delete_namespace", {"ns": whole})
-    feed = {"ns": ns, "scopes": ["shared"], "since": -1, "upto": EVER, "after": "", "limit": 10_000}
-    cues = store.run("index_cues", feed)
+    cues = feed_page(store, "index_cues", ns)
     # CHAIN's contents share tags: a cue met again in a later batch is not embedded again
     # (each content is embedded once too, as a passage).
     texts = {cue["text"] for cue in cues}

@@ -59,7 +59,7 @@ from mragent.memory.audit import AuditLog
 from mragent.memory.reader import Memory
 from mragent.memory.writer import Memories
 from tests.conftest import REPO, required_backends
-from tests.fixtures import CHAIN, EVER, ingest
+from tests.fixtures import CHAIN, feed_page, ingest
 from tests.test_dense_passages import follows_the_feed_and_persists
 
 runner = CliRunner()
@@ -288,8 +288,7 @@ def test_contents_carry_their_passage_embedding(store: GraphStore, ns: str) -> N
     texts = [passage_text(row["title"], row["text"]) for row in rows]
     stored = np.array([row["embedding"] for row in rows], dtype=np.float32)
     np.testing.assert_allclose(stored, embedder.embed_passages(texts), atol=1e-6)
-    cues = store.run("index_cues", {"ns": ns, "scopes": ["shared"], "since": -1,
-                                    "upto": EVER, "after": "", "limit": 10_000})  # fmt: skip
+    cues = feed_page(store, "index_cues", ns)
     vectors = np.array([row["embedding"] for row in cues], dtype=np.float32)
     np.testing.assert_allclose(
         vectors, embedder.embed_passages([c["text"] for c in cues]), atol=1e-6

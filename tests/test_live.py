@@ -26,7 +26,7 @@ from mragent.memory.audit import AuditLog
 from mragent.memory.principal import Principal
 from mragent.memory.reader import Memory
 from mragent.memory.writer import Memories
-from tests.fixtures import CHAIN, EVER, ingest
+from tests.fixtures import CHAIN, feed_page, ingest
 
 pytestmark = pytest.mark.backend
 
@@ -95,11 +95,7 @@ def test_every_write_bumps_the_version_and_stamps_what_it_changed(
         write()
         after = _version(store, ns)
         assert after > before, action
-        feed = store.run(
-            "index_contents",
-            {"ns": ns, "scopes": ["shared"], "since": before, "upto": EVER, "after": ""}
-            | {"limit": 100, "vectors": True},
-        )
+        feed = feed_page(store, "index_contents", ns, since=before, vectors=True)
         assert all(row["v"] > before for row in feed), action
         if changed:
             assert changed in {row["id"] for row in feed}, action
@@ -240,10 +236,7 @@ def test_the_change_feed_reads_every_row_once_across_windows_and_pages(
     assert not any(p["vectors"] for p in pages)
     stored = store.run("content_snapshot", {"ns": ns, **ReadView().params()})
     assert sorted(reader.index.passages.ids) == sorted(row["id"] for row in stored)
-    cues = store.run(
-        "index_cues", {"ns": ns, "scopes": ["shared"], "since": -1, "upto": EVER, "after": ""}
-        | {"limit": 10_000},
-    )
+    cues = feed_page(store, "index_cues", ns)
     assert sorted(reader.index.cues.ids) == sorted(row["id"] for row in cues)
     fact = memories.remember("The Perseus bridge was built by Anton Weiss.", principal=ANA)
     reader.refresh()
@@ -275,8 +268,7 @@ def test_a_purge_voids_every_copy_saved_before_it(
 
 def _from_title(store: GraphStore, ns: str, title: str, view: ReadView) -> list[str]:
     """Content ids one ranked hop (tagFanout 1) from the cue of ``title``."""
-    params = {"ns": ns, "scopes": ["shared"], "since": -1, "upto": EVER, "after": "", "limit": 1000}
-    cue = next(r for r in store.run("index_cues", params) if r["text"] == title)
+    cue = next(r for r in feed_page(store, "index_cues", ns) if r["text"] == title)
     hit = CueHit(cue["id"], title, 0.0, 0.0, 1.0, 1.0)
     genome = Genome(traversalDepth=1, tagFanout=1, cueK=1, pruneThreshold=0.0)
     found = traverse(store, ns, view, [hit], genome, bridges=False)

@@ -45,7 +45,7 @@ from mragent.memory.principal import Principal
 from mragent.memory.reader import Memory
 from mragent.memory.space import check_space
 from tests.conftest import ENGINES, unavailable
-from tests.fixtures import CHAIN, EVER, ingest
+from tests.fixtures import CHAIN, feed_page, ingest
 
 ADMIN = "human:tester"
 
@@ -107,8 +107,7 @@ def fence(store: GraphStore, ns: str, embedder: Embedder) -> None:
 
 
 def cues(store: GraphStore, ns: str, scope: str) -> list[dict]:
-    params = {"ns": ns, "scopes": [scope], "since": -1, "upto": EVER, "after": "", "limit": 10_000}
-    return store.run("index_cues", params)
+    return feed_page(store, "index_cues", ns, scope)
 
 
 CONTENT_VECTORS = (

@@ -24,7 +24,7 @@ from mragent.memory.ingest import text_hash
 from mragent.memory.principal import Principal, parse_principal
 from mragent.memory.reader import Memory
 from mragent.memory.writer import Memories
-from tests.fixtures import EVER
+from tests.fixtures import feed_page
 
 runner = CliRunner()
 ANA = Principal("human", "ana")
@@ -65,9 +65,7 @@ def _snapshot(store: GraphStore, ns: str, view: ReadView | None = None) -> list[
 
 def _cues(store: GraphStore, ns: str, *scopes: str) -> list[dict]:
     """Every cue of ``scopes`` (the change feed from the start)."""
-    params = {"ns": ns, "scopes": list(scopes or ("shared",)), "since": -1, "upto": EVER}
-    params["after"] = ""
-    return store.run("index_cues", {**params, "limit": 10_000})
+    return feed_page(store, "index_cues", ns, *scopes)
 
 
 def _cue_texts(store: GraphStore, ns: str) -> set[str]:
