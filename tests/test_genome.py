@@ -21,7 +21,7 @@ from mragent.core.genome import (
 )
 
 
-def test_thirteen_genes_with_the_documented_ranges() -> None:
+def test_the_genes_with_the_documented_ranges() -> None:
     table = {g.name: (g.kind, g.low, g.high, g.choices, g.default) for g in GENES}
     assert table == {
         "cueK": ("int", 1, 12, (), 5),
@@ -32,7 +32,7 @@ def test_thirteen_genes_with_the_documented_ranges() -> None:
         "tagFanout": ("int", 1, 8, (), 4),
         "pruneThreshold": ("float", 0.0, 0.6, (), 0.15),
         "maxContent": ("int", 1, 20, (), 10),
-        "rerank": ("enum", None, None, ("gnn", "none"), "gnn"),
+        "rerank": ("enum", None, None, ("gnn", "ppr", "none"), "gnn"),
         "promptStrategy": (
             "enum",
             None,
@@ -43,21 +43,39 @@ def test_thirteen_genes_with_the_documented_ranges() -> None:
         "passageWeight": ("float", 0.0, 2.0, (), 1.0),
         "bridgeWeight": ("float", 0.0, 2.0, (), 1.0),
         "graphWeight": ("float", 0.0, 2.0, (), 0.3),
+        "rounds": ("int", 1, 3, (), 1),
+        "roundCues": ("int", 1, 12, (), 4),
+        "roundDecay": ("float", 0.0, 1.0, (), 0.5),
+        "aliasThreshold": ("float", 0.8, 1.0, (), 0.92),
+        "aliasWeight": ("float", 0.0, 1.0, (), 0.8),
+        "damping": ("float", 0.05, 0.95, (), 0.5),
     }
     assert tuple(Genome.model_fields) == GENE_NAMES
 
 
-def test_the_core_set_is_the_ten_pipeline_genes_and_extended_adds_the_blend_weights() -> None:
+def test_the_core_set_is_the_ten_pipeline_genes_and_extended_adds_the_others() -> None:
     assert [s.name for s in CORE_GENES] == list(GENE_NAMES[:10])
     extended = GENE_SETS[GeneSet.EXTENDED]
     assert [s.name for s in extended if s not in CORE_GENES] == [
         "passageWeight",
         "bridgeWeight",
         "graphWeight",
+        "rounds",
+        "roundCues",
+        "roundDecay",
+        "aliasThreshold",
+        "aliasWeight",
+        "damping",
     ]
-    assert {s.stage for s in extended if s not in CORE_GENES} == {"blend"}
+    assert {s.stage for s in extended if s not in CORE_GENES} == {
+        "blend",
+        "rounds",
+        "entity links",
+        "synthesis",
+    }
     # A range narrows only a searched gene: the blend weights are not in the core search.
-    assert [s.high for s in narrowed_genes({"graphWeight": (0.0, 1.0)}, extended)][-1] == 1.0
+    narrowed = {s.name: s.high for s in narrowed_genes({"graphWeight": (0.0, 1.0)}, extended)}
+    assert narrowed["graphWeight"] == 1.0
     with pytest.raises(ConfigError, match="not a numeric gene of the search"):
         narrowed_genes({"graphWeight": (0.0, 1.0)})
 

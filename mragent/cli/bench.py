@@ -38,6 +38,7 @@ from mragent.cli.common import (
     say,
 )
 from mragent.cli.identity import granted_view
+from mragent.core.embedding.cache import cached
 from mragent.core.genome import load_genome
 from mragent.core.store import open_store
 from mragent.core.view import ReadView
@@ -75,7 +76,7 @@ def bench_command(
         data, namespace, path = load_questions(
             dataset and dataset.value, path, corpus, ns, "benchmark"
         )
-        model = chosen_embedder(embedder)
+        model = cached(chosen_embedder(embedder))
         namespace = embedder_namespace(namespace, ns, model)
         with open_store(db) as store:
             ingest_if_empty(store, data, namespace, model)

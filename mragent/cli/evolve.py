@@ -29,6 +29,7 @@ from mragent.cli.common import (
     say,
 )
 from mragent.cli.identity import granted_view
+from mragent.core.embedding.cache import cached
 from mragent.core.genome import GENES, GeneSet
 from mragent.core.store import open_store
 from mragent.core.view import ReadView
@@ -222,7 +223,7 @@ def evolve_command(
         granted_view(None, ReadView())  # the caller reads the shared scope
         chosen_objective = _objective(objective, dataset.value if dataset else None)
         data, namespace, path = _questions(dataset, path, corpus, ns)
-        model = chosen_embedder(embedder)
+        model = cached(chosen_embedder(embedder))
         namespace = embedder_namespace(namespace, ns, model)
         with open_store(db) as store:
             ingest_if_empty(store, data, namespace, model)

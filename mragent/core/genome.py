@@ -36,6 +36,7 @@ class Rerank(str, Enum):
     """Rerank applied to the reconstructed subgraph."""
 
     GNN = "gnn"
+    PPR = "ppr"
     NONE = "none"
 
 
@@ -91,6 +92,26 @@ class Genome(BaseModel):
     )
     graphWeight: float = _gene(
         0.3, "blend", "weight of the reranked graph score", extended=True, ge=0.0, le=2.0
+    )
+    rounds: int = _gene(
+        1, "rounds", "reconstruction rounds (a round's best contents cue the next)",
+        extended=True, ge=1, le=3,
+    )  # fmt: skip
+    roundCues: int = _gene(
+        4, "rounds", "contents whose tags cue the next round", extended=True, ge=1, le=12
+    )
+    roundDecay: float = _gene(
+        0.5, "rounds", "weight of a later round's evidence", extended=True, ge=0.0, le=1.0
+    )
+    aliasThreshold: float = _gene(
+        0.92, "entity links", "name similarity an alias link needs to be walked",
+        extended=True, ge=0.8, le=1.0,
+    )  # fmt: skip
+    aliasWeight: float = _gene(
+        0.8, "entity links", "evidence kept across an alias link", extended=True, ge=0.0, le=1.0
+    )
+    damping: float = _gene(
+        0.5, "synthesis", "ppr: probability of following an edge", extended=True, ge=0.05, le=0.95
     )
 
     def to_json_dict(self) -> dict[str, Any]:
