@@ -8,5 +8,6 @@ MATCH (s:Tag {ns: $ns, scope: $scope})-[r:REFERENCES]->(m:Content)
 WHERE s.name IN $names
 WITH s, r, m ORDER BY r.weight DESC, m.key ASC
 WITH s, collect(r) AS refs, collect(m) AS ms
+SET s.refs = size(refs)
 {{> rank_references}}
 RETURN count(r) AS ranked

@@ -3,7 +3,7 @@
 // shape), walk the bridge hop from the confirmed passage seeds, and report the
 // namespace version the answer was read at.
 // params: ns, scopes, trust, as_of, pending_weight, candidates, cue_k, fanout, decay,
-//   prune, limit, paths_per_content, bridges
+//   prune, limit, paths_per_content, bridges, hand_refs
 // returns: version, uid, entries, found, bridged
 // render: depth 1..4, rank {rank|rank_pending|rank_all}
 // candidates: [{id, score, seed}] in the reader's order: cue ids with scores in (0, 1],
@@ -11,7 +11,7 @@
 // A seed is confirmed when its content is visible (the visible fragment), a cue when it
 // leads in one ranked hop (LINKED_TO and REFERENCES ranks within $fanout) to a visible
 // content; the first $cue_k confirmed are the entry points (entries: [position,
-// seed id, key, title, text], the seed fields null for a cue), so nothing the view
+// seed id, key, title, text, tags], the seed fields null for a cue), so nothing the view
 // hides can be an entry point or show its words.
 // The traversal: a path's evidence is the cue score times every edge weight on it,
 // times $decay for each LINKED_TO hop beyond the first. Only the $fanout strongest edges
@@ -28,7 +28,7 @@
 // strongest REFERENCES to visible contents (tests/test_traverse_forms.py runs the
 // one-pattern form beside this one and gets the same rows). Paths under $prune are
 // dropped, and the $limit contents with the strongest single path are returned (found:
-// [id, key, title, text, evidence, paths, elements, best hops, trails], strongest first,
+// [id, key, title, text, evidence, paths, elements, best hops, trails, tags], strongest first,
 // ties on the key), each with its strongest $paths_per_content trails as [evidence, hops,
 // node ids...] (cue first, content last; ties: fewer hops, then the names along the
 // trail). A pending content's evidence is scaled by $pending_weight.
@@ -37,8 +37,10 @@
 // seed REFERENCES it too), and that tag is the primary tag of the bridged content (a
 // tag no content has as its primary, marked by ingest, is passed over unread): the
 // literal (Content)<-(Tag)-[:LINKED_TO]->(Tag)-[:REFERENCES]->(Content) hop of a bridge
-// question (bridged: [seed id, id, key, title, text], by content key, then seed key).
+// question (bridged: [seed id, id, key, title, text, tags], by content key, then seed key).
 // Backward links are not walked.
+// Every content handed back comes with its specific tags (handed_tags), the cues a
+// later round enters at (none with $hand_refs 0).
 // Every text handed back is read here, under the view, in this round trip: the reader
 // keeps no copy of any content's text.
 MATCH (space:MemorySpace)
@@ -59,7 +61,8 @@ CALL {
              WHERE {{> walkable e}} AND r.{{rank}} <= $fanout AND {{> visible x}} | 1]) AS reach
   WHERE seed IS NOT NULL OR (cand.seed IS NULL AND reach > 0)
   WITH i, seed ORDER BY i
-  WITH collect([i, seed.id, seed.key, seed.title, seed.text]) AS confirmed
+  WITH collect([i, seed.id, seed.key, seed.title, seed.text,
+                CASE WHEN seed IS NULL THEN [] ELSE {{> handed_tags seed}} END]) AS confirmed
   RETURN confirmed[0..$cue_k] AS entries
 }
 CALL {
@@ -95,7 +98,7 @@ CALL {
   WITH m, best, paths, elements, best_hops, trails ORDER BY best DESC, m.key ASC
   LIMIT $limit
   RETURN collect([m.id, m.key, m.title, m.text, best, paths, elements, best_hops,
-                  trails[0..$paths_per_content]]) AS found
+                  trails[0..$paths_per_content], {{> handed_tags m}}]) AS found
 }
 CALL {
   WITH entries
@@ -109,6 +112,6 @@ CALL {
   MATCH (b)-[r2:REFERENCES]->(m:Content)
   WHERE r2.weight >= 1.0 AND m <> s AND {{> visible m}}
   WITH DISTINCT s, m ORDER BY m.key, s.key
-  RETURN collect([s.id, m.id, m.key, m.title, m.text]) AS bridged
+  RETURN collect([s.id, m.id, m.key, m.title, m.text, {{> handed_tags m}}]) AS bridged
 }
 RETURN space.version AS version, space.uid AS uid, entries, found, bridged

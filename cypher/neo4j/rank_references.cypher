@@ -15,6 +15,7 @@ CALL (t) {
   WHERE m.ns = $ns
   WITH t, r, m ORDER BY r.weight DESC, m.key ASC
   WITH t, collect(r) AS refs, collect(m) AS ms
+  SET t.refs = size(refs)
   {{> rank_references}}
   RETURN count(r) AS ranked
 } IN TRANSACTIONS OF {{chunk}} ROWS

@@ -25,6 +25,10 @@ from mragent.core.view import ReadView
 HOP_DECAY = 0.8  # evidence kept per LINKED_TO hop beyond the first
 POOL_FACTOR = 2  # candidates fetched per content kept, so rerank has room to act
 TRAILS_PER_CONTENT = 4
+# A later round enters at the cues of the tags of the best contents that reference at
+# most this many contents: on MuSiQue-100 the tags a question's two passages share
+# reference 3 contents at the median, while a year or a country references hundreds.
+HAND_REFS = 10
 
 
 @dataclass(frozen=True)
@@ -49,13 +53,20 @@ class Candidate:
     elements: int  # graph elements (nodes + edges) on those paths
     hops: int  # LINKED_TO hops on its shortest surviving path
     trails: tuple[Trail, ...]
+    tags: tuple[str, ...] = ()  # its specific tags (a later round's cues), when asked for
 
     @classmethod
     def plain(
-        cls, content_id: str, key: str, title: str | None, text: str, hops: int = 0
+        cls,
+        content_id: str,
+        key: str,
+        title: str | None,
+        text: str,
+        hops: int = 0,
+        tags: Sequence[str] = (),
     ) -> Candidate:
         """A content without trails (a seed passage, a bridged one)."""
-        return cls(content_id, key, title or "", text, 0.0, 0, 0, hops, ())
+        return cls(content_id, key, title or "", text, 0.0, 0, 0, hops, (), tuple(tags))
 
 
 @dataclass(frozen=True)
@@ -93,6 +104,7 @@ def traverse_params(
     genome: Genome,
     *,
     bridges: bool = True,
+    entries: int | None = None,
 ) -> dict[str, Any]:
     """The ``traverse.cypher`` parameters for one question (see :func:`traverse`)."""
     return {
@@ -100,13 +112,14 @@ def traverse_params(
         **view.params(),
         "pending_weight": view.pending_weight,
         "candidates": [{"id": c.id, "score": c.score, "seed": c.seed} for c in candidates],
-        "cue_k": genome.cueK,
+        "cue_k": genome.cueK if entries is None else entries,
         "fanout": genome.tagFanout,
         "decay": HOP_DECAY,
         "prune": genome.pruneThreshold,
         "limit": genome.maxContent * POOL_FACTOR,
         "paths_per_content": TRAILS_PER_CONTENT,
         "bridges": bridges and genome.traversalDepth >= 2,
+        "hand_refs": HAND_REFS if genome.rounds > 1 else 0,
     }
 
 
@@ -118,6 +131,7 @@ def traverse(
     genome: Genome,
     *,
     bridges: bool = True,
+    entries: int | None = None,
 ) -> Traversal | None:
     """Confirm entry candidates, expand them into contents, walk the seeds' bridges.
 
@@ -129,45 +143,47 @@ def traverse(
             (0, 1]; the first ``cueK`` the database confirms are the entry points.
         genome: Supplies cueK, depth, fanout, prune threshold and maxContent.
         bridges: Walk the bridge hop from the seeds (only at traversalDepth >= 2).
+        entries: How many confirmed candidates enter (default the genome's cueK; a
+            later round lets every cue it hands on enter).
 
     Returns:
         The round trip's answer, or None when the namespace no longer exists.
     """
     rows = store.run(
         "traverse",
-        traverse_params(ns, view, candidates, genome, bridges=bridges),
+        traverse_params(ns, view, candidates, genome, bridges=bridges, entries=entries),
         depth=genome.traversalDepth,
         rank=rank_property(view),
     )
     if not rows:
         return None
     row = rows[0]
-    entries: list[CueHit] = []
     seeds: list[tuple[CueHit, Candidate]] = []
-    for position, seed_id, key, title, text in row["entries"]:
+    confirmed: list[CueHit] = []
+    for position, seed_id, key, title, text, tags in row["entries"]:
         hit = candidates[int(position)]
-        entries.append(hit)
+        confirmed.append(hit)
         if seed_id is not None:
-            seeds.append((hit, Candidate.plain(seed_id, key, title, text)))
+            seeds.append((hit, Candidate.plain(seed_id, key, title, text, tags=tags)))
     return Traversal(
         version=int(row["version"] or 0),
         uid=row["uid"],
-        entries=entries,
+        entries=confirmed,
         seeds=seeds,
         # Strongest first, ties on the key: the order the query sorted by.
         candidates=sorted(
             (_candidate(found) for found in row["found"]), key=lambda c: (-c.evidence, c.key)
         ),
         bridges=[
-            (seed_id, Candidate.plain(cid, key, title, text, hops=1))
-            for seed_id, cid, key, title, text in row["bridged"]
+            (seed_id, Candidate.plain(cid, key, title, text, hops=1, tags=tags))
+            for seed_id, cid, key, title, text, tags in row["bridged"]
         ],
     )
 
 
 def _candidate(found: list[Any]) -> Candidate:
     """One ``found`` row of the traversal as a candidate."""
-    content_id, key, title, text, evidence, paths, elements, hops, trails = found
+    content_id, key, title, text, evidence, paths, elements, hops, trails, tags = found
     return Candidate(
         id=content_id,
         key=key,
@@ -179,4 +195,5 @@ def _candidate(found: list[Any]) -> Candidate:
         hops=int(hops),
         # Each trail is [evidence, hops, node ids...]: flat lists parse fastest.
         trails=tuple(Trail(tuple(t[2:]), engine_float(t[0]), int(t[1])) for t in trails),
+        tags=tuple(tags),
     )
