@@ -174,3 +174,37 @@ def test_a_busy_server_is_waited_for_not_replaced(tmp_path: Path) -> None:
         resume.cancel()
         os.kill(first.pid, signal.SIGCONT)
         embedded.stop(tmp_path)
+
+
+def test_an_acknowledged_write_survives_a_killed_server(tmp_path: Path) -> None:
+    """The append-only file is fsync'ed before each reply (``appendfsync always``), so
+    what a remember acknowledged is on disk even if the machine goes down right after;
+    a kill -9 of the server right after the acknowledgements loses none of them."""
+    import os
+    import signal
+
+    import redis
+
+    from mragent.core.store import open_store
+    from mragent.memory.audit import AuditLog
+    from mragent.memory.principal import Principal
+    from mragent.memory.writer import Memories
+
+    server = embedded.ensure_running(tmp_path)
+    try:
+        client = redis.Redis(port=server.port, password=server.password)
+        assert client.config_get("appendfsync") == {"appendfsync": "always"}
+        client.close()
+        audit = AuditLog(tmp_path / "audit.jsonl")
+        with open_store(None, home=tmp_path) as store:
+            mem = Memories(store, "durable", audit)
+            ids = [
+                mem.remember(f"Pier {n} opens at dawn.", principal=Principal("human", "ana")).id
+                for n in range(5)
+            ]
+            os.kill(server.pid, signal.SIGKILL)
+        with open_store(None, home=tmp_path) as store:
+            found = {record.id for record in Memories(store, "durable", audit).records(ids)}
+        assert found == set(ids)
+    finally:
+        embedded.stop(tmp_path)

@@ -290,10 +290,14 @@ def _config(data_dir: Path, port: int, password: str) -> str:
             f"port {port}",
             f"dir {_quoted(str(data_dir))}",
             "appendonly yes",
-            # The append-only file (fsync every second) is the durable copy, and its
-            # rewrites start from a snapshot of their own: periodic snapshots on top
-            # forked the server once a minute through a long ingest, each a copy of
-            # the whole graph (purges still snapshot explicitly: erase_residue).
+            # An acknowledged write survives power loss: the server fsyncs the
+            # append-only file before it replies (benchmarks/durability.py measures
+            # the cost; everysec lost up to a second of acknowledged writes).
+            "appendfsync always",
+            # The append-only file is the durable copy, and its rewrites start from a
+            # snapshot of their own: periodic snapshots on top forked the server once a
+            # minute through a long ingest, each a copy of the whole graph (purges
+            # still snapshot explicitly: erase_residue).
             'save ""',
             "daemonize no",
             # The slow log keeps the first bytes of slow commands: query parameters.
