@@ -168,6 +168,18 @@ def seal_of(key: bytes, ns: str, scope: str, content: Mapping[str, Any]) -> str:
     return hmac.new(key, canonical_json(fields).encode("utf-8"), hashlib.sha256).hexdigest()
 
 
+def anchor_mac(key: bytes, ns: str, seq: int, head: str) -> str:
+    """HMAC-SHA256 (hex) of a namespace's anchor, kept beside it in the database.
+
+    Whoever can write the database but not read the key can neither set an anchor
+    nor move one to an earlier record of the log (the hashes are in the log for all
+    to read, this mark is not), so a cut tail cannot be hidden by moving the anchor
+    back with it.
+    """
+    body = canonical_json(["anchor", ns, int(seq), head])
+    return hmac.new(key, body.encode("utf-8"), hashlib.sha256).hexdigest()
+
+
 @dataclass(frozen=True)
 class AuditRecord:
     """One line of the audit log."""
@@ -415,12 +427,15 @@ def _check_anchors(
             for s, r in sorted(by_seq.items())
             if s > seq and r.ns == ns and r.action != "abort" and s not in aborted
         ]
-        # Each write moves the anchor, so a crash leaves at most one record past it:
-        # more means the anchor was moved back in the database.
+        # Each write moves the anchor, so a crash leaves at most one record past it.
+        # More: the database lost writes it had acknowledged (a crash without fsync,
+        # or a restore from an older copy). An anchor moved back without the key is
+        # reported on its own (its key mark, audit_check).
         if len(after) > 1:
             report.problems.append(
                 f"anchor of ns {ns!r}: {len(after)} records (seq {after[0]}..{after[-1]}) are "
-                f"after its anchor (seq {seq}): the anchor was moved back"
+                f"after its anchor (seq {seq}): the database is behind the log (its last "
+                "writes were lost, or it was restored from an older copy)"
             )
         for later in after[:1]:
             report.warnings.append(
