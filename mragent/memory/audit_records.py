@@ -14,9 +14,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-import os
-import re
-import secrets
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
@@ -24,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from mragent.core.errors import MragentError
+from mragent.memory.keyfile import HEX64, load_key, make_key
 
 ACTIONS = frozenset(
     {
@@ -55,7 +53,6 @@ FIELDS = (
     "prev",
     "hash",
 )
-HEX64 = re.compile(r"^[0-9a-f]{64}$")
 
 
 class AuditError(MragentError):
@@ -107,18 +104,17 @@ def read_key(log: Path | str, *, create: bool = False) -> bytes:
             raise AuditError(
                 log, None, f"audit key {path} is missing while the log holds records: restore it"
             )
-        _make_key(path)
+        make_key(path)
     try:
-        text = path.read_text(encoding="ascii").strip()
+        return load_key(path)
     except FileNotFoundError:
         raise AuditError(
             log, None, f"audit key {path} is missing: the log cannot be checked"
         ) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise AuditError(log, None, f"audit key {path} cannot be read: {exc}") from None
-    if not HEX64.match(text):
-        raise AuditError(log, None, f"audit key {path} is not 64 hex digits")
-    return bytes.fromhex(text)
+    except ValueError:
+        raise AuditError(log, None, f"audit key {path} is not 64 hex digits") from None
 
 
 def _holds_records(log: Path) -> bool:
@@ -126,23 +122,6 @@ def _holds_records(log: Path) -> bool:
         return log.stat().st_size > 0
     except FileNotFoundError:
         return False
-
-
-def _make_key(path: Path) -> None:
-    """Write a new key whole, then link it into place (a reader never sees half a key)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(8)}")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    try:
-        with os.fdopen(fd, "w", encoding="ascii") as handle:
-            handle.write(secrets.token_hex(32) + "\n")
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.link(tmp, path)
-    except FileExistsError:  # another process made it first: theirs is the key
-        pass
-    finally:
-        tmp.unlink(missing_ok=True)
 
 
 def record_hash(fields: Mapping[str, Any], key: bytes) -> str:
