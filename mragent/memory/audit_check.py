@@ -47,11 +47,10 @@ from mragent.memory.audit_records import (
     seal_of,
 )
 from mragent.memory.ingest_source import text_hash
+from mragent.memory.space import STAGING_PREFIX
 
 PAGE = 1000
 TRUST_STATES = ("accepted", "pending", "rejected")
-# Where an import --mode replace stages its file (mragent.apps.transfer_write).
-STAGING_PREFIX = "~import~"
 
 
 @dataclass(frozen=True)
