@@ -230,3 +230,26 @@ def test_a_database_behind_the_log_is_told_apart_from_tampering(
     mem.remember("Pier 9 closes at dusk.", principal=ANA)
     problems = _report(store, ns, audit_log_path)
     assert all(any(mid in p and "not in the namespace" in p for p in problems) for mid in lost)
+
+
+def test_one_write_the_database_lost_is_not_intact(
+    store: GraphStore, ns: str, written: dict[str, str], audit_log_path: Path
+) -> None:
+    """One record past a genuine anchor is what a crash mid-write leaves, and also
+    what a database that lost its last acknowledged write shows: either way the
+    audited memory is missing, and verify says so (not tampering, not intact)."""
+    (before,) = [row for row in store.run("namespaces", {}) if row["ns"] == ns]
+    lost = Memories(store, ns, AuditLog(audit_log_path)).remember("Pier 4 is shut.", principal=ANA)
+    tamper(store, "MATCH (m:Content {id: $id}) DETACH DELETE m", id=lost.id)
+    tamper(
+        store,
+        "MATCH (s:MemorySpace {ns: $ns}) "
+        "SET s.audit_seq = $seq, s.audit_head = $head, s.audit_mac = $mac",
+        ns=ns,
+        seq=before["audit_seq"],
+        head=before["audit_head"],
+        mac=before["audit_mac"],
+    )
+    problems = _report(store, ns, audit_log_path)
+    assert any(lost.id in p and "past the anchor" in p for p in problems), problems
+    assert not any("without the audit key" in p for p in problems), problems

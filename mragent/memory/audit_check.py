@@ -134,13 +134,18 @@ def _keyed(key: bytes, row: dict[str, Any]) -> bool:
 def _missing(ns: str, audited: _Audited, seen: _Seen, anchor: int) -> Iterator[str]:
     """The log's writes the database does not hold (from the log to the database)."""
     for mid, write in sorted(audited.written.items(), key=lambda item: item[1].seq):
-        if write.seq > anchor:
-            continue  # past the anchor: reported by the anchor check (a crash, a lost tail)
         found = seen.ids.get(mid)
-        if found is None:
+        if found is None and write.seq > anchor:
+            yield (
+                f"ns {ns!r}: memory {mid} (audit seq {write.seq}, past the anchor) is not in "
+                "the database: its write was cut short before it got there, or the database "
+                "lost it (a crash without fsync, a restore from an older copy)"
+            )
+        elif found is None:
             yield (
                 f"ns {ns!r}: memory {mid} (audit seq {write.seq}) is not in the namespace: "
-                "deleted or moved to another namespace in the database"
+                "deleted or moved to another namespace in the database, or lost with the "
+                "database's last writes"
             )
         elif write.scope is not None and found[1] != write.scope:
             yield (
