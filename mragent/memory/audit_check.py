@@ -78,7 +78,7 @@ class _Audited:
 class _Seen:
     """What the database holds of one namespace, as far as the checks above need."""
 
-    ids: dict[str, tuple[str, str]] = field(default_factory=dict)  # id -> (hash, scope)
+    scopes: dict[str, str] = field(default_factory=dict)  # id -> its scope
     by_ingest: dict[tuple[str, str], int] = field(default_factory=lambda: defaultdict(int))
 
 
@@ -134,7 +134,7 @@ def _keyed(key: bytes, row: dict[str, Any]) -> bool:
 def _missing(ns: str, audited: _Audited, seen: _Seen, anchor: int) -> Iterator[str]:
     """The log's writes the database does not hold (from the log to the database)."""
     for mid, write in sorted(audited.written.items(), key=lambda item: item[1].seq):
-        found = seen.ids.get(mid)
+        found = seen.scopes.get(mid)
         if found is None and write.seq > anchor:
             yield (
                 f"ns {ns!r}: memory {mid} (audit seq {write.seq}, past the anchor) is not in "
@@ -147,9 +147,9 @@ def _missing(ns: str, audited: _Audited, seen: _Seen, anchor: int) -> Iterator[s
                 "deleted or moved to another namespace in the database, or lost with the "
                 "database's last writes"
             )
-        elif write.scope is not None and found[1] != write.scope:
+        elif write.scope is not None and found != write.scope:
             yield (
-                f"ns {ns!r}: memory {mid} is in scope {found[1]!r}, but audit seq "
+                f"ns {ns!r}: memory {mid} is in scope {found!r}, but audit seq "
                 f"{write.seq} wrote it to {write.scope!r}"
             )
     for (principal, scope), contents in sorted(audited.ingested.items()):
@@ -235,7 +235,7 @@ def _version_problem(
     key: bytes, ns: str, version: dict[str, Any], audited: _Audited, seen: _Seen
 ) -> str | None:
     """What is wrong with one stored version, or None; notes it in ``seen``."""
-    seen.ids[version["id"]] = (version["hash"], version["scope"])
+    seen.scopes[version["id"]] = version["scope"]
     if not version.get("seal"):
         return "carries no seal: not written by this mragent (or its seal was removed)"
     written = _written_trust(key, ns, version)

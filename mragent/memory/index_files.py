@@ -69,9 +69,9 @@ def key_path() -> Path:
 def _key(create: bool) -> bytes | None:
     """The signing key; made when ``create`` and missing; None when unusable."""
     path = key_path()
-    if create and not path.exists():
-        make_key(path)
     try:
+        if create and not path.exists():
+            make_key(path)
         return load_key(path)
     except (OSError, ValueError):
         return None
@@ -113,13 +113,17 @@ def save(index: LiveIndex, root: Path | None = None) -> Path | None:
     """Write ``index`` as its namespace's newest copy; None when it has no identity."""
     if index.uid is None:
         return None
+    key = _key(create=True)
+    if key is None:  # an unsigned copy would never be loaded: write none
+        LOG.warning("index copies not saved: %s cannot be made or read", key_path())
+        return None
     base = _base(root, index.uid, index.scopes)
     base.mkdir(parents=True, exist_ok=True, mode=0o700)
     for made in (base.parent, base):
         os.chmod(made, 0o700)
     tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=base))
     try:
-        _write(index, tmp)
+        _write(index, tmp, key)
         final = base / str(index.version)
         if final.exists():
             shutil.rmtree(final)
@@ -175,7 +179,7 @@ def load(
     return None
 
 
-def _write(index: LiveIndex, where: Path) -> None:
+def _write(index: LiveIndex, where: Path, key: bytes) -> None:
     cues, passages = index.cues, index.passages
     meta = {
         "format": FORMAT,
@@ -212,9 +216,6 @@ def _write(index: LiveIndex, where: Path) -> None:
         hnsw.save_index(str(where / name))
         os.chmod(where / name, 0o600)
     _private(where / "meta.json", lambda f: f.write(json.dumps(meta).encode()))
-    key = _key(create=True)
-    if key is None:
-        raise OSError(f"{key_path()}: the index signing key cannot be read")
     _private(where / SEAL, lambda f: f.write(_signature(key, where).encode()))
 
 

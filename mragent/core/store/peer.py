@@ -21,12 +21,14 @@ from __future__ import annotations
 import os
 import socket
 import sys
+import time
 from pathlib import Path
 
 from mragent.core.errors import BackendUnavailable
 
 TABLES = (Path("/proc/net/tcp"), Path("/proc/net/tcp6"))
 LISTEN = "0A"
+SETTLE_S = 0.2
 
 
 class ImpostorListener(BackendUnavailable):
@@ -76,13 +78,20 @@ def check_server(sock: socket.socket, pid: int) -> None:
     Raises:
         ImpostorListener: naming the port and the expected server.
     """
-    rows = _sockets()
-    if rows is None:
-        return
     peer, local = _hex(sock.getpeername()), _hex(sock.getsockname())
     port = sock.getpeername()[1]
-    # Fields: sl, local, remote, state, queues, timer, retransmits, uid, timeout, inode.
-    accepted = [row for row in rows if row[1] == peer and row[2] == local]
+    deadline = time.monotonic() + SETTLE_S
+    while True:
+        rows = _sockets()
+        if rows is None:
+            return
+        # Fields: sl, local, remote, state, queues, timer, retransmits, uid, timeout, inode.
+        accepted = [row for row in rows if row[1] == peer and row[2] == local]
+        # The kernel files the server's end of the handshake a moment after connect()
+        # returns, at worst: look again before calling it missing.
+        if accepted or time.monotonic() > deadline:
+            break
+        time.sleep(0.002)
     listening = [row[9] for row in rows if row[1] == peer and row[3] == LISTEN]
     if not accepted or int(accepted[0][7]) != os.geteuid():
         raise ImpostorListener(
