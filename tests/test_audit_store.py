@@ -10,7 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from typer.testing import CliRunner
 
+from mragent.cli import app
 from mragent.core.corpus import parse_corpus
 from mragent.core.store.base import GraphStore
 from mragent.memory.audit import AuditLog
@@ -223,9 +225,10 @@ def test_a_database_behind_the_log_is_told_apart_from_tampering(
         head=before["audit_head"],
         mac=before["audit_mac"],
     )
-    problems = _report(store, ns, audit_log_path)
-    assert any("database is behind the log" in p for p in problems), problems
-    assert not any("without the audit key" in p for p in problems), problems
+    report = verify_store(store, AuditLog(audit_log_path), [ns])
+    assert report.problems == [], report.problems  # nothing was tampered with
+    assert any("database is behind the log" in p for p in report.lost), report.lost
+    assert sum(any(mid in p for p in report.lost) for mid in lost) == 3, report.lost
     # One more write moves the anchor past the lost ones: still not intact.
     mem.remember("Pier 9 closes at dusk.", principal=ANA)
     problems = _report(store, ns, audit_log_path)
@@ -250,6 +253,11 @@ def test_one_write_the_database_lost_is_not_intact(
         head=before["audit_head"],
         mac=before["audit_mac"],
     )
-    problems = _report(store, ns, audit_log_path)
-    assert any(lost.id in p and "past the anchor" in p for p in problems), problems
-    assert not any("without the audit key" in p for p in problems), problems
+    report = verify_store(store, AuditLog(audit_log_path), [ns])
+    assert not report.ok and report.problems == [], report.problems
+    assert any(lost.id in p and "past the anchor" in p for p in report.lost), report.lost
+    done = CliRunner().invoke(
+        app, ["audit", "verify", "--ns", ns, "--db", store.secret_url, "--audit-log",
+              str(audit_log_path)],
+    )  # fmt: skip
+    assert done.exit_code == 4 and "DATABASE BEHIND THE LOG" in done.output, done.output

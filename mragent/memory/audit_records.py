@@ -191,6 +191,9 @@ class AuditReport:
     Attributes:
         records: Lines read (parsable or not).
         problems: One line per tampering or damage found, naming the line.
+        lost: One line per audited write the database does not hold although
+            nothing was tampered with: the database is behind the log (writes
+            lost in a crash, or a restore from an older copy).
         warnings: Records that are intact but not anchored (see :func:`verify`).
         head: (seq, hash) of the last parsable record, None for an empty log.
         last_by_ns: (seq, hash) of the last record of each namespace.
@@ -200,6 +203,7 @@ class AuditReport:
 
     records: int = 0
     problems: list[str] = field(default_factory=list)
+    lost: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     head: tuple[int, str] | None = None
     last_by_ns: dict[str, tuple[int, str]] = field(default_factory=dict)
@@ -208,8 +212,8 @@ class AuditReport:
 
     @property
     def ok(self) -> bool:
-        """True when no problem was found (warnings do not count)."""
-        return not self.problems
+        """True when nothing was tampered with or lost (warnings do not count)."""
+        return not self.problems and not self.lost
 
     def as_dict(self) -> dict[str, Any]:
         """A JSON-ready summary, for ``audit verify --json``."""
@@ -217,6 +221,7 @@ class AuditReport:
             "ok": self.ok,
             "records": self.records,
             "problems": list(self.problems),
+            "lost": list(self.lost),
             "warnings": list(self.warnings),
             "head": list(self.head) if self.head else None,
             "memories": self.memories,
@@ -411,7 +416,7 @@ def _check_anchors(
         # or a restore from an older copy). An anchor moved back without the key is
         # reported on its own (its key mark, audit_check).
         if len(after) > 1:
-            report.problems.append(
+            report.lost.append(
                 f"anchor of ns {ns!r}: {len(after)} records (seq {after[0]}..{after[-1]}) are "
                 f"after its anchor (seq {seq}): the database is behind the log (its last "
                 "writes were lost, or it was restored from an older copy)"
