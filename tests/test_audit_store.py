@@ -261,3 +261,14 @@ def test_one_write_the_database_lost_is_not_intact(
               str(audit_log_path)],
     )  # fmt: skip
     assert done.exit_code == 4 and "DATABASE BEHIND THE LOG" in done.output, done.output
+
+
+def test_an_anchor_stripped_of_its_key_mark_is_found(
+    store: GraphStore, ns: str, written: dict[str, str], audit_log_path: Path
+) -> None:
+    tamper(store, "MATCH (s:MemorySpace {ns: $ns}) SET s.audit_mac = null", ns=ns)
+    problems = _report(store, ns, audit_log_path)
+    assert any("carries no key mark" in p for p in problems), problems
+    # The namespace's next audited write re-keys its anchor.
+    Memories(store, ns, AuditLog(audit_log_path)).remember("Pier 7 opens.", principal=ANA)
+    assert _report(store, ns, audit_log_path) == []

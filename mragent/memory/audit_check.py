@@ -107,11 +107,16 @@ def verify_store(
     except AuditError:
         return report  # the chain check has reported the missing key
     for row in rows:
-        if row["audit_seq"] is not None and not _keyed(key, row):
-            report.problems.append(
-                f"anchor of ns {row['ns']!r}: its key mark does not match: the anchor was "
-                "set or moved in the database without the audit key"
-            )
+        if row["audit_seq"] is None or _keyed(key, row):
+            continue
+        moved = "it was set or moved in the database without the audit key"
+        why = (
+            f"its key mark does not match: {moved}"
+            if row.get("audit_mac")
+            else f"it carries no key mark: {moved}, or an mragent from before anchors were "
+            "keyed wrote it (the namespace's next write re-keys it)"
+        )
+        report.problems.append(f"anchor of ns {row['ns']!r}: {why}")
     audited = _audited(report.by_seq.values())
     for ns in sorted(anchors):
         seen = _Seen()
