@@ -16,12 +16,15 @@ when ``--neo4j`` answers (password from ``MRAGENT_DB_PASSWORD``).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import uuid
 from collections.abc import Callable
@@ -488,6 +491,317 @@ def probe_bad_input(lab: Lab) -> None:
     )
 
 
+def probe_audit_both_ways(lab: Lab) -> None:
+    """The database checked against the log: deleted, moved and cut-tail memories."""
+    for engine, db in lab.engines():
+        for name, cypher in [
+            ("memory deleted in the database", "MATCH (m:Content {ns: $ns}) DETACH DELETE m"),
+            ("memory moved to another namespace", "MATCH (m:Content {ns: $ns}) SET m.ns = $to"),
+        ]:
+            ns = f"p-both-{uuid.uuid4().hex[:6]}"
+            lab.cli("remember", TEXT, "--ns", ns, "--principal", "human:ana", db=db)
+            _raw(lab, db, cypher.replace("$ns", f"'{ns}'").replace("$to", f"'{ns}-moved'"))
+            code, out = lab.cli("audit", "verify", "--ns", ns, db=db)
+            lab.record(f"audit verify finds: {name}", engine, code == 4, _problem(out))
+            _raw(lab, db, f"MATCH (n) WHERE n.ns = '{ns}-moved' DETACH DELETE n")
+        ns = f"p-tail-{uuid.uuid4().hex[:6]}"
+        lab.cli("remember", TEXT, "--ns", ns, "--principal", "human:ana", db=db)
+        log = lab.home / "audit.jsonl"
+        kept = log.read_bytes()
+        lab.cli("remember", "The harbour opens at five.", "--ns", ns, "--principal", "human:ana",
+                db=db)  # fmt: skip
+        log.write_bytes(kept)  # the last line cut
+        last = json.loads(kept.splitlines()[-1])
+        _raw(lab, db, f"MATCH (s:MemorySpace {{ns: '{ns}'}}) SET s.audit_seq = {last['seq']}, "
+                      f"s.audit_head = '{last['hash']}'")  # fmt: skip
+        code, out = lab.cli("audit", "verify", "--ns", ns, db=db)
+        lab.record("audit verify finds: last line cut, anchor rolled back with the DB password",
+                   engine, code == 4 and "without the audit key" in out, _problem(out))  # fmt: skip
+
+
+def _problem(out: str) -> str:
+    """The first problem line of an `audit verify` output (else its last line)."""
+    problems = [line for line in out.splitlines() if "problem:" in line]
+    return (problems or out.splitlines() or [""])[0].strip()
+
+
+def probe_durability(lab: Lab) -> None:
+    """Acknowledged writes survive a killed server; a lost tail is not called tampering."""
+    client = redis.Redis(port=lab.server.port, password=lab.server.password)
+    fsync = client.config_get("appendfsync").get("appendfsync")
+    lab.record("embedded server fsyncs before it acknowledges", "falkordb", fsync == "always",
+               f"appendfsync {fsync}")  # fmt: skip
+    ns = "p-durable"
+    ids = []
+    for n in range(4):
+        _, out = lab.cli("remember", f"Pier {n} opens at dawn.", "--ns", ns, "--principal",
+                         "human:ana", "--json")  # fmt: skip
+        ids.append(json.loads(out)["id"])
+    os.kill(lab.server.pid, 9)
+    lab.server = embedded.ensure_running(lab.home)
+    with open_store(lab.server.secret_url) as store:
+        found = store.run("memory_records", {"ns": ns, "scopes": ["shared"], "ids": ids})
+    lab.record("kill -9 after 4 acknowledged remembers: all there", "falkordb",
+               len(found) == 4, f"{len(found)} of 4")  # fmt: skip
+    (space,) = [row for row in _namespaces(lab) if row["ns"] == ns]
+    _, out = lab.cli("remember", "Pier 9 opens at noon.", "--ns", ns, "--principal",
+                     "human:ana", "--json")  # fmt: skip
+    lost = json.loads(out)["id"]
+    _raw(lab, None, f"MATCH (m:Content {{id: '{lost}'}}) DETACH DELETE m")
+    _raw(
+        lab,
+        None,
+        f"MATCH (s:MemorySpace {{ns: '{ns}'}}) SET s.audit_seq = {space['audit_seq']}, "
+        f"s.audit_head = '{space['audit_head']}', s.audit_mac = '{space['audit_mac']}'",
+    )
+    code, out = lab.cli("audit", "verify", "--ns", ns)
+    lab.record(
+        "database behind the log told apart from tampering",
+        "falkordb",
+        code == 4 and "lost it" in out and "without the audit key" not in out,
+        _problem(out),
+    )
+    lab.cli("remember", "Pier 10 opens at dusk.", "--ns", ns, "--principal", "human:ana")
+    code, out = lab.cli("audit", "verify", "--ns", ns)
+    lab.record("a later write does not make a lost memory intact", "falkordb",
+               code == 4 and lost in out, _problem(out))  # fmt: skip
+
+
+def probe_port_impostor(lab: Lab) -> None:
+    """After `db stop` a listener on the freed port must get no AUTH from a live session."""
+    home = lab.root / "home-port"
+    server = embedded.ensure_running(home)
+    os.environ["MRAGENT_HOME"] = str(home)
+    received: list[bytes] = []
+    try:
+        from mragent import open_memory
+
+        session = open_memory("p-port", principal="human:ana",
+                              audit_log=home / "audit.jsonl")  # fmt: skip
+        session.remember(TEXT)
+        embedded.stop(home)
+        with socket.socket() as listener:
+            listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            listener.bind(("127.0.0.1", server.port))
+            listener.listen()
+            listener.settimeout(5)
+            taker = threading.Thread(target=_take, args=(listener, received))
+            taker.start()
+            try:
+                session.remember("The harbour opens at five.")
+                refused = ""
+            except BackendUnavailable as exc:
+                refused = str(exc)
+            taker.join()
+        again = embedded.ensure_running(home)
+        leaked = any(server.password.encode() in data or b"AUTH" in data for data in received)
+        lab.record("session reconnecting to a port another process took", "falkordb",
+                   bool(refused) and not leaked, refused or "the write went through")  # fmt: skip
+        lab.record("a new server gets a new password", "falkordb",
+                   again.password != server.password, f"port {again.port}")  # fmt: skip
+    finally:
+        os.environ.pop("MRAGENT_HOME", None)
+        embedded.stop(home)
+
+
+def _take(listener: socket.socket, received: list[bytes]) -> None:
+    """Accept connections on ``listener`` for a while, keeping what each one sent."""
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        try:
+            conn, _ = listener.accept()
+        except TimeoutError:
+            return
+        with conn:
+            conn.settimeout(1)
+            data = b""
+            with contextlib.suppress(OSError):
+                while chunk := conn.recv(4096):
+                    data += chunk
+            received.append(data)
+
+
+def probe_revocation(lab: Lab) -> None:
+    """`principal revoke` reaches an open facade session and a running stdio MCP server."""
+    from mragent import open_memory
+    from mragent.core.errors import AccessDenied
+    from mragent.memory.credentials import editing, os_user
+    from mragent.memory.principal import Principal
+
+    path = lab.root / "credentials-revoke.json"
+    with editing(path) as creds:
+        creds.add(Principal("human", "ana"), read=["shared"], write=["shared"], user=os_user())
+        token = creds.add(Principal("agent", "gone"), read=["shared"], write=["shared"])
+    assert token is not None
+    session = open_memory("p-revoke", token=token, db=lab.server.secret_url, credentials=path,
+                          audit_log=lab.home / "audit.jsonl")  # fmt: skip
+    session.remember(TEXT)
+    mcp = subprocess.Popen(
+        [MRAGENT, "mcp", "--ns", "p-revoke", "--db", lab.server.secret_url],
+        env=lab.env(MRAGENT_TOKEN=token, MRAGENT_CREDENTIALS=str(path)),
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+    )  # fmt: skip
+    try:
+        assert mcp.stdin is not None and mcp.stdout is not None
+        _mcp_call(
+            mcp,
+            0,
+            "initialize",
+            {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "probe", "version": "1"},
+            },
+        )
+        mcp.stdin.write(
+            json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n"
+        )
+        with editing(path) as creds:
+            creds.revoke(Principal("agent", "gone"))
+        try:
+            session.remember("The harbour opens at five.")
+            facade = "the write went through"
+        except AccessDenied as exc:
+            facade = f"refused: {exc}"
+        reply = _mcp_call(
+            mcp,
+            1,
+            "tools/call",
+            {"name": "remember", "arguments": {"text": "The bay opens at six."}},
+        )
+    finally:
+        mcp.kill()
+        mcp.wait()
+    lab.record("revoked agent's open facade session writes", "falkordb",
+               facade.startswith("refused"), facade)  # fmt: skip
+    refused = bool(reply.get("result", {}).get("isError"))
+    lab.record("revoked agent's running stdio MCP server writes", "falkordb", refused,
+               json.dumps(reply)[:110])  # fmt: skip
+
+
+def _mcp_call(proc: subprocess.Popen[str], rid: int, method: str, params: dict) -> dict:
+    """One JSON-RPC request over the server's stdin, and its reply."""
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": rid, "method": method,
+                                 "params": params}) + "\n")  # fmt: skip
+    proc.stdin.flush()
+    while line := proc.stdout.readline():
+        reply = json.loads(line)
+        if reply.get("id") == rid:
+            return reply
+    return {}
+
+
+def probe_purge_residue(lab: Lab) -> None:
+    """What a purge must also reach: a killed replace's staging, other index copies,
+    a reader open across it, the graph slow log."""
+    from mragent.apps.transfer import export_memories
+    from mragent.apps.transfer_import import import_memories
+    from mragent.core.errors import QueryError
+    from mragent.memory.audit import AuditLog
+    from mragent.memory.principal import Principal
+    from mragent.memory.reader import Memory
+    from mragent.memory.space import staging_namespace
+
+    word = f"Zqx{uuid.uuid4().hex[:8]}"
+    ns = "p-residue"
+    _, out = lab.cli("remember", f"The vault word is {word}.", "--ns", ns, "--principal",
+                     "human:ana", "--title", f"{word} vault", "--json")  # fmt: skip
+    memory = json.loads(out)["id"]
+    elsewhere = lab.root / "index-elsewhere"
+    subprocess.run(
+        [MRAGENT, "recall", f"What is the vault word {word}?", "--ns", ns],
+        env=lab.env(MRAGENT_INDEX_DIR=str(elsewhere)),
+        capture_output=True,
+    )
+    with open_store(lab.server.secret_url) as store:
+        exported = lab.root / "residue.json"
+        export_memories(store, ns, exported, scopes=["shared"])
+        real = store.run
+
+        def failing(name: str, params: dict | None = None, **render: int) -> object:
+            if name == "import_swap":
+                raise QueryError(name, "killed before the swap")
+            return real(name, params, **render)
+
+        store.run = failing  # type: ignore[method-assign]
+        with contextlib.suppress(QueryError):
+            import_memories(store, ns, exported, principal=Principal("human", "ana"),
+                            audit=AuditLog(lab.home / "audit.jsonl"), mode="replace",
+                            confirm_replace=True)  # fmt: skip
+        store.run = real  # type: ignore[method-assign]
+        os.environ["MRAGENT_INDEX_DIR"] = str(lab.root / "index-open")
+        try:
+            reader = Memory(store, ns)
+        finally:
+            os.environ.pop("MRAGENT_INDEX_DIR")
+        lab.cli("purge", memory, "--reason", "secret", "--ns", ns, "--principal", "human:ana")
+        rows = store.run("audit_contents", {"ns": staging_namespace(ns), "after": "", "limit": 100})
+        lab.record(
+            "purged text in a killed import's staging namespace",
+            "falkordb",
+            not [r for r in rows if word in (r["text"] or "")],
+            f"{len(rows)} staged",
+        )
+        reader.refresh()
+        copies = _holding(lab.root / "index-open", word)
+        lab.record("reader open across a purge saves the purged words", "falkordb",
+                   word.lower() not in reader.index.passages.sparse.vocab and not copies,
+                   ", ".join(copies) or "none")  # fmt: skip
+    subprocess.run(
+        [MRAGENT, "recall", "What opens the vault?", "--ns", ns],
+        env=lab.env(MRAGENT_INDEX_DIR=str(elsewhere)),
+        capture_output=True,
+    )
+    held = _holding(elsewhere, word)
+    lab.record("purged title in an index copy under another MRAGENT_INDEX_DIR", "falkordb",
+               not held, ", ".join(held) or "none")  # fmt: skip
+    client = redis.Redis(port=lab.server.port, password=lab.server.password)
+    slowlog = client.execute_command("GRAPH.SLOWLOG", "mragent")
+    lab.record("purged text in GRAPH.SLOWLOG", "falkordb", word not in repr(slowlog),
+               f"{len(slowlog)} entries")  # fmt: skip
+
+
+def _holding(root: Path, word: str) -> list[str]:
+    """Files under ``root`` that hold ``word`` in any case."""
+    return [str(p) for p in root.rglob("*")
+            if p.is_file() and word.lower().encode() in p.read_bytes().lower()]  # fmt: skip
+
+
+def probe_index_copies(lab: Lab) -> None:
+    """Index copies edited on disk: a crafted hnsw.bin, zeroed live masks."""
+    import numpy as np
+
+    ns = "p-index"
+    lab.cli("remember", TEXT, "--ns", ns, "--principal", "human:ana", "--title", "Glimmer Tower")
+    question = "Where does the Glimmer Tower stand?"
+    index = lab.root / "index-crafted"
+    env = lab.env(MRAGENT_INDEX_DIR=str(index))
+    subprocess.run([MRAGENT, "recall", question, "--ns", ns], env=env, capture_output=True)
+    for name in ("crafted hnsw.bin", "zeroed live masks"):
+        (meta,) = index.rglob("meta.json")
+        if name.startswith("crafted"):
+            target = meta.parent / "hnsw.bin"
+            data = bytearray(target.read_bytes())
+            data[52:56] = (0x7FFFFFF0).to_bytes(4, "little")  # the entry point, out of range
+            target.write_bytes(bytes(data))
+        else:
+            target = meta.parent / "cues.npz"
+            with np.load(target) as saved:
+                arrays = {key: saved[key] for key in saved.files}
+            arrays["live"] = np.zeros_like(arrays["live"])
+            with open(target, "wb") as handle:
+                np.savez(handle, **arrays)
+        done = subprocess.run([MRAGENT, "recall", question, "--ns", ns], env=env,
+                              capture_output=True, text=True)  # fmt: skip
+        lab.record(
+            f"index copy with {name}",
+            "falkordb",
+            done.returncode == 0 and "Vardø" in done.stdout,
+            f"rc {done.returncode}: {(done.stdout + done.stderr).strip()[:80]}",
+        )
+
+
 def _namespaces(lab: Lab) -> list[dict[str, object]]:
     with open_store(lab.server.secret_url) as store:
         return store.run("namespaces", {})
@@ -526,6 +840,12 @@ PROBES: list[Callable[[Lab], None]] = [
     probe_normalisation,
     probe_replace_failure,
     probe_bad_input,
+    probe_audit_both_ways,
+    probe_durability,
+    probe_port_impostor,
+    probe_revocation,
+    probe_purge_residue,
+    probe_index_copies,
 ]
 
 

@@ -478,7 +478,7 @@ def test_concurrent_processes_build_one_valid_chain(tmp_path: Path) -> None:
 
 def test_anchor_query_declares_its_header() -> None:
     template = get_query("audit_anchor", "falkordb")
-    assert template.params == frozenset({"ns", "seq", "head"})
+    assert template.params == frozenset({"ns", "seq", "head", "mac"})
     assert template.returns == ("seq", "head")
     assert "// scope: namespace-wide:" in template.text
 
@@ -488,7 +488,8 @@ def test_anchor_round_trip_on_embedded_falkordb(log: AuditLog, falkor_store: Gra
     try:
 
         def anchor(seq: int, head: str) -> tuple[int, str]:
-            [row] = falkor_store.run("audit_anchor", {"ns": ns, "seq": seq, "head": head})
+            params = {"ns": ns, "seq": seq, "head": head, "mac": "0" * 64}
+            [row] = falkor_store.run("audit_anchor", params)
             return row["seq"], row["head"]
 
         for _ in range(3):

@@ -174,3 +174,96 @@ def test_a_busy_server_is_waited_for_not_replaced(tmp_path: Path) -> None:
         resume.cancel()
         os.kill(first.pid, signal.SIGCONT)
         embedded.stop(tmp_path)
+
+
+def test_an_acknowledged_write_survives_a_killed_server(tmp_path: Path) -> None:
+    """The append-only file is fsync'ed before each reply (``appendfsync always``), so
+    what a remember acknowledged is on disk even if the machine goes down right after;
+    a kill -9 of the server right after the acknowledgements loses none of them."""
+    import os
+    import signal
+
+    import redis
+
+    from mragent.core.store import open_store
+    from mragent.memory.audit import AuditLog
+    from mragent.memory.principal import Principal
+    from mragent.memory.writer import Memories
+
+    server = embedded.ensure_running(tmp_path)
+    try:
+        client = redis.Redis(port=server.port, password=server.password)
+        assert client.config_get("appendfsync") == {"appendfsync": "always"}
+        client.close()
+        audit = AuditLog(tmp_path / "audit.jsonl")
+        with open_store(None, home=tmp_path) as store:
+            mem = Memories(store, "durable", audit)
+            ids = [
+                mem.remember(f"Pier {n} opens at dawn.", principal=Principal("human", "ana")).id
+                for n in range(5)
+            ]
+            os.kill(server.pid, signal.SIGKILL)
+        with open_store(None, home=tmp_path) as store:
+            found = {record.id for record in Memories(store, "durable", audit).records(ids)}
+        assert found == set(ids)
+    finally:
+        embedded.stop(tmp_path)
+
+
+def test_a_session_never_sends_the_password_to_whatever_takes_the_port(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After ``db stop`` anyone may bind the freed port. A session that was open on
+    the server reconnects there by itself: it must check who listens before it sends
+    ``AUTH``, refuse with a clear error, and the next server must have a new password."""
+    import socket
+    import threading
+
+    from mragent import open_memory
+    from mragent.core.errors import BackendUnavailable
+
+    monkeypatch.setenv("MRAGENT_HOME", str(tmp_path))
+    server = embedded.ensure_running(tmp_path)
+    received: list[bytes] = []
+    try:
+        session = open_memory("port", principal="human:ana")
+        session.remember("The east gate opens at nine.")
+        embedded.stop(tmp_path)
+        with socket.socket() as listener:
+            listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            listener.bind(("127.0.0.1", server.port))
+            listener.listen()
+            listener.settimeout(0.2)
+            done = threading.Event()
+
+            def serve() -> None:
+                while not done.is_set():
+                    try:
+                        conn, _ = listener.accept()
+                    except TimeoutError:
+                        continue
+                    with conn:
+                        conn.settimeout(1.0)
+                        data = b""
+                        try:
+                            while chunk := conn.recv(4096):
+                                data += chunk
+                        except OSError:
+                            pass
+                        received.append(data)
+
+            thread = threading.Thread(target=serve)
+            thread.start()
+            try:
+                with pytest.raises(BackendUnavailable, match="refusing to send the password"):
+                    session.remember("The west gate opens at ten.")
+            finally:
+                done.set()
+                thread.join()
+        assert received, "the session never tried the old port: the test proves nothing"
+        assert not any(server.password.encode() in data for data in received)
+        assert not any(b"AUTH" in data for data in received)
+        again = embedded.ensure_running(tmp_path)
+        assert again.password != server.password
+    finally:
+        embedded.stop(tmp_path)

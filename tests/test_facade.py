@@ -29,9 +29,7 @@ def test_the_readme_example_runs(falkordb_url: str, ns_name: str) -> None:
     assert found.answer == "Oslo"
 
 
-def test_results_are_typed_with_ids_scores_trust_and_provenance(
-    store: GraphStore, ns: str
-) -> None:
+def test_results_are_typed_with_ids_scores_trust_and_provenance(store: GraphStore, ns: str) -> None:
     with open_memory(ns, principal="human:ana", store=store) as memory:
         assert isinstance(memory, ReviewSession)
         written = memory.remember(FACT, source="ops wiki")
@@ -106,6 +104,36 @@ def test_with_credentials_the_token_decides(
         open_memory(ns, token=token, principal="human:ana", store=store)
     human = open_memory(ns, store=store)  # no token: the OS user's human
     assert str(human.principal) == "human:ana" and isinstance(human, ReviewSession)
+
+
+def test_a_revoked_agent_is_refused_by_its_open_session(
+    store: GraphStore, ns: str, credentials_path: Path, agent_token: str, audit_log_path: Path
+) -> None:
+    """``principal revoke`` reaches a session opened long before: its next write and
+    read are refused, and nothing more is written or audited as the agent."""
+    agent = open_memory(ns, token=agent_token, store=store, scope="shared")
+    agent.remember(FACT)
+    with editing(credentials_path) as creds:
+        creds.revoke(Principal("agent", "scout"))
+    with pytest.raises(AccessDenied, match="revoked"):
+        agent.remember("The build server moved to Bergen.")
+    with pytest.raises(AccessDenied, match="revoked"):
+        agent.recall(QUESTION)
+    actions = [line for line in audit_log_path.read_text().splitlines() if '"remember"' in line]
+    assert len(actions) == 1
+
+
+def test_a_grant_taken_away_applies_to_an_open_session(
+    store: GraphStore, ns: str, credentials_path: Path, agent_token: str
+) -> None:
+    agent = open_memory(ns, token=agent_token, store=store, scope="shared")
+    agent.remember(FACT)
+    with editing(credentials_path) as creds:
+        scout = Principal("agent", "scout")
+        entry = creds.entries[str(scout)]
+        creds.entries[str(scout)] = entry.model_copy(update={"write": []})
+    with pytest.raises(AccessDenied, match="may not write scope 'shared'"):
+        agent.remember("The build server moved to Bergen.")
 
 
 def test_the_package_exports_the_facade() -> None:

@@ -127,6 +127,32 @@ def test_stdio_round_trip(db_url: str, ns: str, token: str, audit_log_path: Path
     assert actions == ["remember", "forget"]
 
 
+def test_stdio_server_refuses_a_principal_revoked_while_it_runs(
+    db_url: str, ns: str, token: str, credentials_path: Path, audit_log_path: Path
+) -> None:
+    """``principal revoke`` reaches a running stdio server: the agent's next write is
+    a tool error and nothing is written or audited as it."""
+    server = StdioServerParameters(
+        command=sys.executable,
+        args=[*ENTRY, "mcp", "--ns", ns, "--db", db_url],
+        env=_env(MRAGENT_TOKEN=token),
+    )
+
+    async def run() -> tuple[Any, Any]:
+        async with Client(server) as client:
+            before = await client.call_tool("remember", {"text": FACT})
+            with editing(credentials_path) as creds:
+                creds.revoke(Principal("agent", "scout"))
+            after = await client.call_tool("remember", {"text": "The plates moved to Bergen."})
+            return before, after
+
+    before, after = asyncio.run(run())
+    assert not before.is_error
+    assert after.is_error and "revoked" in after.content[0].text, after.content
+    actions = [json.loads(line)["action"] for line in audit_log_path.read_text().splitlines()]
+    assert actions == ["remember"]
+
+
 def test_stdio_refuses_a_human_a_wrong_token_and_a_false_claim(
     ns: str, db_url: str, token: str
 ) -> None:

@@ -80,6 +80,8 @@ def test_purge_leaves_no_copy_in_the_data_directory(tmp_path: Path) -> None:
         with open_store(None, home=home) as store:
             _remember_use_and_purge(store, "vault", audit, word)
             assert _leftovers(store, word) == []
+        slowlog = client.execute_command("GRAPH.SLOWLOG", "mragent")
+        assert word.encode() not in repr(slowlog).encode()
         for key in client.scan_iter("*"):
             kind = client.type(key)
             if kind == b"stream":

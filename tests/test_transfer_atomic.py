@@ -16,12 +16,12 @@ import pytest
 
 from mragent.apps.transfer import export_memories
 from mragent.apps.transfer_import import import_memories
-from mragent.apps.transfer_write import staging_namespace
 from mragent.core.errors import QueryError, WriteRefused
 from mragent.core.store.base import GraphStore
 from mragent.memory.audit import AuditLog
 from mragent.memory.audit_records import read_records
 from mragent.memory.ingest import namespace_stats
+from mragent.memory.space import staging_namespace
 from mragent.memory.writer import Memories
 from tests.test_transfer import ANA, Written, all_records, populate
 
@@ -174,3 +174,28 @@ def test_forgotten_text_is_refused_on_import_unless_readmitted(
     assert secret.id not in all_records(store, other_ns)
     import_memories(store, other_ns, path, principal=ANA, audit=log, readmit=True, **options)  # type: ignore[arg-type]
     assert all_records(store, other_ns)[secret.id]["forgotten_at"] is None
+
+
+def test_a_purge_also_erases_what_a_killed_replace_left_staged(
+    store: GraphStore, other_ns: str, log: AuditLog, exported: tuple[Written, Path]
+) -> None:
+    """A replace killed before its swap leaves the file's versions in the staging
+    namespace (kept across restarts): a purge of the namespace erases them too."""
+    written, path = exported
+    import_memories(store, other_ns, path, principal=ANA, audit=log)
+    failing = FailingStore(store, "import_swap")  # staged whole, never swapped in
+    with pytest.raises(QueryError, match="injected failure"):
+        import_memories(
+            failing,  # type: ignore[arg-type]
+            other_ns,
+            path,
+            principal=ANA,
+            audit=log,
+            mode="replace",
+            confirm_replace=True,
+        )
+    staging = staging_namespace(other_ns)
+    assert namespace_stats(store, staging)["contents"] > 0  # the text waits there
+    Memories(store, other_ns, log).purge(written.vault, principal=ANA, reason="a secret")
+    rows = store.run("audit_contents", {"ns": staging, "after": "", "limit": 1000})
+    assert not [row for row in rows if "4711" in (row["text"] or "")]

@@ -30,6 +30,7 @@ from mragent.core.errors import MragentError, QueryError
 from mragent.core.store.base import GraphStore, Rows
 from mragent.memory.ingest import Sealer, new_id
 from mragent.memory.records import MemoryRecord
+from mragent.memory.space import staging_namespace
 
 Run = Callable[[str, dict[str, Any]], Rows]
 
@@ -55,13 +56,6 @@ class Plan:
     def writes(self) -> bool:
         """Whether the plan writes anything at all."""
         return bool(self.to_write or self.batches or any(self.edges.values()))
-
-
-def staging_namespace(ns: str) -> str:
-    """Where a replace into ``ns`` is staged: not a valid namespace name, so no
-    user namespace can be it, and fixed per target, so an import killed midway
-    is cleared by the next one."""
-    return f"~import~{ns}"
 
 
 def write_replace(

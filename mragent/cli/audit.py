@@ -35,7 +35,7 @@ def verify_command(
 ) -> None:
     """Recompute every keyed hash and link; compare each namespace's last record with the
     anchor the database keeps, and every stored version with its seal and its audited
-    writes. Exit 0 intact, 4 tampered or damaged."""
+    writes. Exit 0 intact, 4 tampered, damaged or behind the log (writes lost)."""
     with cli_errors():
         log = audit_log(audit)
         if chain_only:
@@ -46,11 +46,19 @@ def verify_command(
         if as_json:
             emit_json({"log": str(log.path), **report.as_dict()})
         else:
-            status = "intact" if report.ok else "TAMPERED OR DAMAGED"
+            status = (
+                "TAMPERED OR DAMAGED"
+                if report.problems
+                else "DATABASE BEHIND THE LOG (writes lost)"
+                if report.lost
+                else "intact"
+            )
             checked = f"; {report.memories} stored version(s) checked" if not chain_only else ""
             say(f"{log.path}: {report.records} record(s), {status}{checked}")
             for problem in report.problems:
                 say(f"  problem: {problem}")
+            for lost in report.lost:
+                say(f"  lost: {lost}")
             for warning in report.warnings:
                 say(f"  warning: {warning}")
         if not report.ok:

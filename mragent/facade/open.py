@@ -16,7 +16,7 @@ from mragent.core.view import DEFAULT_SCOPE
 from mragent.facade.review import ReviewSession
 from mragent.facade.session import MemorySession
 from mragent.memory.audit import AuditLog
-from mragent.memory.auth import authenticate
+from mragent.memory.auth import Standing
 
 
 def open_memory(
@@ -61,10 +61,11 @@ def open_memory(
         ConfigError: a malformed namespace, scope, principal or genome.
     """
     validate_namespace(ns)
-    who = authenticate(
+    standing = Standing(
         principal, token=token, credentials=_path(credentials), required=False,
         option="principal=",
     )  # fmt: skip
+    who = standing.principal
     chosen = genome if isinstance(genome, Genome) else load_genome(genome)
     coder = embedder_from_spec(embedder, "embedder=") if isinstance(embedder, str) else embedder
     # Without credentials and a named principal, the caller is the implicit local
@@ -73,7 +74,7 @@ def open_memory(
     opened = store or open_store(db)
     try:
         return kind(
-            opened, ns, who, scope=scope, read_scopes=read_scopes, genome=chosen,
+            opened, ns, standing, scope=scope, read_scopes=read_scopes, genome=chosen,
             audit=AuditLog(_path(audit_log)), embedder=coder, owns_store=store is None,
         )  # fmt: skip
     except Exception:

@@ -4,8 +4,10 @@
 each reader stays current after the session's own writes and everyone else's
 (:mod:`mragent.facade.freshness`). Results are typed
 (:mod:`mragent.facade.results`). The principal was authenticated when the
-session was opened (:func:`mragent.facade.open.open_memory`); its grants bound
-the scopes every method reads and writes.
+session was opened (:func:`mragent.facade.open.open_memory`) and is checked
+again before every call whenever the credentials file has changed, so a revoked
+principal's next read or write is refused; its grants (as the file holds them
+now) bound the scopes every method reads and writes.
 
 Every method takes a lock, so one session can serve several threads (the MCP
 server's workers): the store connection underneath is used by one at a time.
@@ -28,6 +30,7 @@ from mragent.core.view import DEFAULT_SCOPE, ReadView, validate_scope
 from mragent.facade.freshness import FreshReader
 from mragent.facade.results import ContextItem, Forgotten, Recall, Written, trust_at
 from mragent.memory.audit import AuditLog
+from mragent.memory.auth import Standing
 from mragent.memory.principal import Principal
 from mragent.memory.reader import Memory, Reconstruction
 from mragent.memory.records import MemoryRecord
@@ -49,7 +52,7 @@ class MemorySession:
         self,
         store: GraphStore,
         ns: str,
-        principal: Principal | None,
+        standing: Standing,
         *,
         scope: str = DEFAULT_SCOPE,
         read_scopes: Sequence[str] | None = None,
@@ -58,7 +61,7 @@ class MemorySession:
         embedder: Embedder | None = None,
         owns_store: bool = False,
     ) -> None:
-        self.store, self.ns, self.principal = store, ns, principal
+        self.store, self.ns, self._standing = store, ns, standing
         self.scope = validate_scope(scope)
         self.read_scopes = tuple(read_scopes or (scope,))
         self.genome = genome or load_genome(None)
@@ -67,6 +70,15 @@ class MemorySession:
         self._readers: dict[ViewKey, FreshReader] = {}
         self._owns_store = owns_store
         self._lock = threading.RLock()
+
+    @property
+    def principal(self) -> Principal | None:
+        """Who this session acts for, as the credentials file proves it now.
+
+        Raises:
+            AccessDenied: when it no longer does (revoked since the session opened).
+        """
+        return self._standing.current()
 
     # -- writing -----------------------------------------------------------------------
 
@@ -165,17 +177,16 @@ class MemorySession:
     def get(self, memory_id: str, *, scope: str | None = None) -> MemoryRecord:
         """One stored version by id, tombstones included."""
         where = scope or self.scope
-        if self.principal is not None:
-            self.principal.check_read([where])
+        principal = self.principal
+        if principal is not None:
+            principal.check_read([where])
         with self._lock:
             return self._memories.get(memory_id, where)
 
     def history(self, memory_id: str, *, scope: str | None = None) -> list[MemoryRecord]:
         """Every version of a memory, oldest first, with trust, valid and record time."""
         with self._lock:
-            return self._memories.history(
-                memory_id, scope or self.scope, principal=self.principal
-            )
+            return self._memories.history(memory_id, scope or self.scope, principal=self.principal)
 
     # -- lifecycle ---------------------------------------------------------------------
 
@@ -195,19 +206,21 @@ class MemorySession:
     # -- internals ---------------------------------------------------------------------
 
     def _writer(self) -> Principal:
-        if self.principal is None:
+        principal = self.principal
+        if principal is None:
             raise ConfigError(
                 "a write needs a principal: open_memory(..., principal='human:NAME') "
                 "(without credentials configured it is taken as given)"
             )
-        return self.principal
+        return principal
 
     def _view(
         self, scopes: Sequence[str] | None, include_pending: bool, as_of: float | None
     ) -> ReadView:
         view = ReadView(tuple(scopes or self.read_scopes), include_pending, as_of)
-        if self.principal is not None:
-            self.principal.check_read(view.scopes)
+        principal = self.principal
+        if principal is not None:
+            principal.check_read(view.scopes)
         return view
 
     def _genome(self, genome: Genome | str | None) -> Genome:

@@ -10,7 +10,6 @@ its next request on; a file that disappears or turns unreadable refuses everyone
 
 from __future__ import annotations
 
-import os
 import sys
 import threading
 from pathlib import Path
@@ -18,7 +17,7 @@ from pathlib import Path
 from mcp.server.auth.provider import AccessToken, TokenVerifier
 
 from mragent.core.errors import MragentError
-from mragent.memory.credentials import Credentials
+from mragent.memory.credentials import Credentials, file_stamp
 
 # The one scope the SDK requires of a token here; what a principal may read and
 # write is its grants, checked by the memory layer on every call.
@@ -35,7 +34,7 @@ class CredentialsVerifier(TokenVerifier):
     def __init__(self, path: Path) -> None:
         self.path = path
         self._lock = threading.Lock()
-        self._stamp: tuple[int, int] | None = None
+        self._stamp: tuple[int, int, int] | None = None
         self._credentials: Credentials | None = None
         self.generation = 0
         self._reload()
@@ -56,11 +55,7 @@ class CredentialsVerifier(TokenVerifier):
 
     def _reload(self) -> Credentials | None:
         """The credentials as the file holds them now (re-read when it changed)."""
-        try:
-            info = os.stat(self.path)
-            stamp = (info.st_mtime_ns, info.st_ino)
-        except OSError:
-            stamp = None
+        stamp = file_stamp(self.path)
         with self._lock:
             if stamp != self._stamp:
                 self._stamp, self.generation = stamp, self.generation + 1

@@ -14,9 +14,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-import os
-import re
-import secrets
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
@@ -24,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from mragent.core.errors import MragentError
+from mragent.memory.keyfile import HEX64, load_key, make_key
 
 ACTIONS = frozenset(
     {
@@ -55,7 +53,6 @@ FIELDS = (
     "prev",
     "hash",
 )
-HEX64 = re.compile(r"^[0-9a-f]{64}$")
 
 
 class AuditError(MragentError):
@@ -107,18 +104,17 @@ def read_key(log: Path | str, *, create: bool = False) -> bytes:
             raise AuditError(
                 log, None, f"audit key {path} is missing while the log holds records: restore it"
             )
-        _make_key(path)
+        make_key(path)
     try:
-        text = path.read_text(encoding="ascii").strip()
+        return load_key(path)
     except FileNotFoundError:
         raise AuditError(
             log, None, f"audit key {path} is missing: the log cannot be checked"
         ) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise AuditError(log, None, f"audit key {path} cannot be read: {exc}") from None
-    if not HEX64.match(text):
-        raise AuditError(log, None, f"audit key {path} is not 64 hex digits")
-    return bytes.fromhex(text)
+    except ValueError:
+        raise AuditError(log, None, f"audit key {path} is not 64 hex digits") from None
 
 
 def _holds_records(log: Path) -> bool:
@@ -126,23 +122,6 @@ def _holds_records(log: Path) -> bool:
         return log.stat().st_size > 0
     except FileNotFoundError:
         return False
-
-
-def _make_key(path: Path) -> None:
-    """Write a new key whole, then link it into place (a reader never sees half a key)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(8)}")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    try:
-        with os.fdopen(fd, "w", encoding="ascii") as handle:
-            handle.write(secrets.token_hex(32) + "\n")
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.link(tmp, path)
-    except FileExistsError:  # another process made it first: theirs is the key
-        pass
-    finally:
-        tmp.unlink(missing_ok=True)
 
 
 def record_hash(fields: Mapping[str, Any], key: bytes) -> str:
@@ -166,6 +145,18 @@ def seal_of(key: bytes, ns: str, scope: str, content: Mapping[str, Any]) -> str:
     # FalkorDB returns doubles to 15 significant digits; the seal must read back the same.
     fields[2 + SEALED.index("recorded_at")] = format(float(content["recorded_at"]), ".15g")
     return hmac.new(key, canonical_json(fields).encode("utf-8"), hashlib.sha256).hexdigest()
+
+
+def anchor_mac(key: bytes, ns: str, seq: int, head: str) -> str:
+    """HMAC-SHA256 (hex) of a namespace's anchor, kept beside it in the database.
+
+    Whoever can write the database but not read the key can neither set an anchor
+    nor move one to an earlier record of the log (the hashes are in the log for all
+    to read, this mark is not), so a cut tail cannot be hidden by moving the anchor
+    back with it.
+    """
+    body = canonical_json(["anchor", ns, int(seq), head])
+    return hmac.new(key, body.encode("utf-8"), hashlib.sha256).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -200,6 +191,9 @@ class AuditReport:
     Attributes:
         records: Lines read (parsable or not).
         problems: One line per tampering or damage found, naming the line.
+        lost: One line per audited write the database does not hold although
+            nothing was tampered with: the database is behind the log (writes
+            lost in a crash, or a restore from an older copy).
         warnings: Records that are intact but not anchored (see :func:`verify`).
         head: (seq, hash) of the last parsable record, None for an empty log.
         last_by_ns: (seq, hash) of the last record of each namespace.
@@ -209,6 +203,7 @@ class AuditReport:
 
     records: int = 0
     problems: list[str] = field(default_factory=list)
+    lost: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     head: tuple[int, str] | None = None
     last_by_ns: dict[str, tuple[int, str]] = field(default_factory=dict)
@@ -217,8 +212,8 @@ class AuditReport:
 
     @property
     def ok(self) -> bool:
-        """True when no problem was found (warnings do not count)."""
-        return not self.problems
+        """True when nothing was tampered with or lost (warnings do not count)."""
+        return not self.problems and not self.lost
 
     def as_dict(self) -> dict[str, Any]:
         """A JSON-ready summary, for ``audit verify --json``."""
@@ -226,6 +221,7 @@ class AuditReport:
             "ok": self.ok,
             "records": self.records,
             "problems": list(self.problems),
+            "lost": list(self.lost),
             "warnings": list(self.warnings),
             "head": list(self.head) if self.head else None,
             "memories": self.memories,
@@ -415,12 +411,15 @@ def _check_anchors(
             for s, r in sorted(by_seq.items())
             if s > seq and r.ns == ns and r.action != "abort" and s not in aborted
         ]
-        # Each write moves the anchor, so a crash leaves at most one record past it:
-        # more means the anchor was moved back in the database.
+        # Each write moves the anchor, so a crash leaves at most one record past it.
+        # More: the database lost writes it had acknowledged (a crash without fsync,
+        # or a restore from an older copy). An anchor moved back without the key is
+        # reported on its own (its key mark, audit_check).
         if len(after) > 1:
-            report.problems.append(
+            report.lost.append(
                 f"anchor of ns {ns!r}: {len(after)} records (seq {after[0]}..{after[-1]}) are "
-                f"after its anchor (seq {seq}): the anchor was moved back"
+                f"after its anchor (seq {seq}): the database is behind the log (its last "
+                "writes were lost, or it was restored from an older copy)"
             )
         for later in after[:1]:
             report.warnings.append(

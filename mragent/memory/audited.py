@@ -8,7 +8,7 @@ from typing import Any
 
 from mragent.core.store.base import GraphStore
 from mragent.memory.audit import AuditLog
-from mragent.memory.audit_records import AuditError
+from mragent.memory.audit_records import AuditError, anchor_mac
 from mragent.memory.principal import Principal
 
 
@@ -41,7 +41,9 @@ def audited(
         detail=detail,
     ) as record:
         yield
-        rows = store.run("audit_anchor", {"ns": ns, "seq": record.seq, "head": record.hash})
+        mac = anchor_mac(audit.key(), ns, record.seq, record.hash)
+        anchor = {"ns": ns, "seq": record.seq, "head": record.hash, "mac": mac}
+        rows = store.run("audit_anchor", anchor)
         # The anchor only moves forward: one ahead of this record means the database
         # was written through another (or a replaced) log.
         if rows and rows[0]["seq"] != record.seq:

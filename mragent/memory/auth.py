@@ -21,7 +21,7 @@ import stat
 from pathlib import Path
 
 from mragent.core.errors import AccessDenied, ConfigError
-from mragent.memory.credentials import Credentials, credentials_path, os_user
+from mragent.memory.credentials import Credentials, credentials_path, file_stamp, os_user
 from mragent.memory.principal import Principal, parse_principal
 
 
@@ -108,3 +108,57 @@ def authenticate(
             named = repr(claimed)
         raise AccessDenied(f"{option} {named} is not the authenticated principal {proven}")
     return proven
+
+
+class Standing:
+    """A caller authenticated once and checked again whenever the credentials file
+    changes, so a revoked principal (or a grant taken away) stops working from the
+    caller's next call, in a process that authenticated it long before.
+
+    Checking costs a ``stat`` of the file while it is unchanged; a change re-runs
+    :func:`authenticate` with what the caller presented the first time, and must
+    prove the same principal.
+
+    Args:
+        claimed, token, credentials, required, option: As for :func:`authenticate`.
+
+    Raises:
+        AccessDenied, ConfigError: as :func:`authenticate`, now and on every
+            :meth:`current` after a change that no longer proves the principal.
+    """
+
+    def __init__(
+        self,
+        claimed: str | None,
+        *,
+        token: str | None = None,
+        credentials: Path | None = None,
+        required: bool = True,
+        option: str = "--principal",
+    ) -> None:
+        self._path = credentials or credentials_path()
+        self._token = presented_token(token)
+        self._required, self._option = required, option
+        self._stamp = file_stamp(self._path)
+        self.principal = authenticate(
+            claimed, token=self._token, credentials=self._path, required=required, option=option
+        )
+
+    def current(self) -> Principal | None:
+        """The principal as the credentials file proves it now.
+
+        Raises:
+            AccessDenied: when the file no longer proves the principal (revoked,
+                its token changed, the file removed or made unreadable).
+        """
+        stamp = file_stamp(self._path)
+        if stamp != self._stamp:
+            claimed = str(self.principal) if self.principal is not None else None
+            # The stamp is taken before the file is read: a change in between is
+            # seen again by the next call rather than missed.
+            self.principal = authenticate(
+                claimed, token=self._token, credentials=self._path,
+                required=self._required, option=self._option,
+            )  # fmt: skip
+            self._stamp = stamp
+        return self.principal

@@ -53,6 +53,17 @@ def credentials_path() -> Path:
     return Path(override).resolve() if override else default_home() / "credentials.json"
 
 
+def file_stamp(path: Path) -> tuple[int, int, int] | None:
+    """What tells one state of the credentials file from the next (modification time,
+    inode, size), None when it is missing: :meth:`Credentials.save` renames a new file
+    into place, so every change shows, and a stat costs far less than a re-read."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info.st_mtime_ns, info.st_ino, info.st_size
+
+
 def os_user() -> str:
     """The OS account running this process, from its effective uid (never from
     ``$USER``, which the process could set to anything)."""

@@ -22,6 +22,7 @@ from mragent.memory import index_files
 from mragent.memory.ingest import WriteStamp, build_batches, prepare_write
 from mragent.memory.principal import Principal
 from mragent.memory.records import MemoryRecord
+from mragent.memory.space import staging_namespace
 from mragent.memory.versions import MemoryVersions
 
 TRACES_READ = 10_000  # more than any namespace keeps (traces are capped per namespace)
@@ -76,7 +77,8 @@ class MemoryForgetting(MemoryVersions):
         """Forget a memory (if not yet) and erase the text of every version.
 
         The text, title, source and given tags and cues are erased, the traces
-        that name it deleted, and the engine's own copies dropped
+        that name it deleted, the staging namespace a killed replace import left
+        deleted, and the engine's own copies dropped
         (:meth:`~mragent.core.store.base.GraphStore.erase_residue`). The
         tombstones keep their hash, so identical text stays refused. Humans only.
 
@@ -106,6 +108,9 @@ class MemoryForgetting(MemoryVersions):
             ]
             trace_params = {"ns": self.ns, "lineage": record.lineage, "ids": quoting}
             self.store.run("trace_purge", trace_params)
+            # What a killed `import --mode replace` staged may hold the text too; the
+            # next import would clear it anyway (imports and purges hold the same lock).
+            self.store.run("delete_namespace", {"ns": staging_namespace(self.ns)})
         # After the audited write: the engine's own copies (query logs, old file contents).
         self.store.erase_residue()
         # This machine's index copies may hold words of the erased text (readers

@@ -11,19 +11,32 @@ postings and vectors only. A copy is written into a temporary directory and
 renamed into place, so a reader only ever sees a whole one; older copies of the
 namespace are removed after. Directories are 0700 and files 0600.
 
-A copy is used only when its format, namespace identity and embedder match and
-its version is one the namespace's change feed can still bring forward: not
-newer than the namespace, not older than its last purge (``purged_v``: the copy
-may hold words of the erased text) or than its oldest dropped-cue record
-(``dropped_floor``). Anything else, unreadable files included, is ignored and
-rebuilt from the database: a reader never needs a copy to be correct.
+Every copy is **signed**: ``seal`` holds an HMAC-SHA256, with a per-home key
+(``index.key`` under the mragent home, 0600, made at the first save), over the
+name and SHA-256 of every other file. A copy is checked before any of its files
+is parsed: hnswlib trusts its files (a crafted ``hnsw.bin`` crashed every later
+reader), and a copy with its live masks zeroed would answer nothing. A copy that
+fails the check is deleted, with one line logged, and rebuilt from the database.
+
+A copy is **tied to the namespace's purge version**: one older than the
+namespace's last purge (``purged_v``), or made against another purge version,
+may hold words of the erased text, so it is deleted as soon as a reader sees it,
+wherever ``$MRAGENT_INDEX_DIR`` points.
+
+Otherwise a copy is used only when its format, namespace identity and embedder
+match and its version is one the namespace's change feed can still bring
+forward: not newer than the namespace, not older than its oldest dropped-cue
+record (``dropped_floor``). Anything else, unreadable files included, is ignored
+and rebuilt from the database: a reader never needs a copy to be correct.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import hmac
 import json
+import logging
 import os
 import shutil
 import tempfile
@@ -39,10 +52,49 @@ from mragent.core.retrieval.cue_search import CueIndex
 from mragent.core.retrieval.passages import PassageIndex
 from mragent.core.retrieval.slot_keys import SlotKeys
 from mragent.core.retrieval.sparse_index import SparseIndex
+from mragent.memory.keyfile import load_key, make_key
 from mragent.memory.live_index import LiveIndex
 
-FORMAT = 2  # 2: the passage vectors' HNSW index
+FORMAT = 3  # 2: the passage vectors' HNSW index; 3: signed, tied to the purge version
 SAVE_AFTER = 500  # rows applied since the last copy that make a new one worth writing
+SEAL = "seal"
+LOG = logging.getLogger(__name__)
+
+
+def key_path() -> Path:
+    """Where the key that signs index copies is kept: ``index.key`` under the home."""
+    return default_home() / "index.key"
+
+
+def _key(create: bool) -> bytes | None:
+    """The signing key; made when ``create`` and missing; None when unusable."""
+    path = key_path()
+    try:
+        if create and not path.exists():
+            make_key(path)
+        return load_key(path)
+    except (OSError, ValueError):
+        return None
+
+
+def _signature(key: bytes, where: Path) -> str:
+    """HMAC-SHA256 over the name and SHA-256 of every file of a copy but its seal."""
+    mac = hmac.new(key, digestmod=hashlib.sha256)
+    for path in sorted(p for p in where.iterdir() if p.name != SEAL):
+        with open(path, "rb") as handle:
+            digest = hashlib.file_digest(handle, "sha256").hexdigest()
+        mac.update(f"{path.name}\0{digest}\n".encode())
+    return mac.hexdigest()
+
+
+def _signed(where: Path) -> bool:
+    """Whether the copy at ``where`` carries a valid signature with this home's key."""
+    key = _key(create=False)
+    try:
+        seal = (where / SEAL).read_text(encoding="ascii").strip()
+        return key is not None and hmac.compare_digest(seal, _signature(key, where))
+    except (OSError, UnicodeDecodeError):
+        return False
 
 
 def index_dir() -> Path:
@@ -61,13 +113,17 @@ def save(index: LiveIndex, root: Path | None = None) -> Path | None:
     """Write ``index`` as its namespace's newest copy; None when it has no identity."""
     if index.uid is None:
         return None
+    key = _key(create=True)
+    if key is None:  # an unsigned copy would never be loaded: write none
+        LOG.warning("index copies not saved: %s cannot be made or read", key_path())
+        return None
     base = _base(root, index.uid, index.scopes)
     base.mkdir(parents=True, exist_ok=True, mode=0o700)
     for made in (base.parent, base):
         os.chmod(made, 0o700)
     tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=base))
     try:
-        _write(index, tmp)
+        _write(index, tmp, key)
         final = base / str(index.version)
         if final.exists():
             shutil.rmtree(final)
@@ -101,18 +157,29 @@ def load(
         if base.is_dir()
         else []
     )
-    floor = max(int(space["purged_v"]), int(space["dropped_floor"]))
+    purged = int(space["purged_v"])
     for version in versions:
-        if not floor <= version <= int(space["version"]):
+        where = base / str(version)
+        if version < purged:  # made before the last purge: may hold erased words
+            shutil.rmtree(where, ignore_errors=True)
+            continue
+        if not int(space["dropped_floor"]) <= version <= int(space["version"]):
+            continue
+        if not _signed(where):
+            LOG.warning("index copy %s fails its signature check: deleted, rebuilding", where)
+            shutil.rmtree(where, ignore_errors=True)
             continue
         with contextlib.suppress(OSError, ValueError, KeyError, RuntimeError):
-            found = _read(base / str(version), ns, scopes, uid, identity)
+            found = _read(where, ns, scopes, uid, identity)
+            if found is not None and found.purged_v != purged:
+                shutil.rmtree(where, ignore_errors=True)  # built against another purge
+                continue
             if found is not None:
                 return found
     return None
 
 
-def _write(index: LiveIndex, where: Path) -> None:
+def _write(index: LiveIndex, where: Path, key: bytes) -> None:
     cues, passages = index.cues, index.passages
     meta = {
         "format": FORMAT,
@@ -120,6 +187,7 @@ def _write(index: LiveIndex, where: Path) -> None:
         "scopes": list(index.scopes),
         "uid": index.uid,
         "version": index.version,
+        "purged_v": index.purged_v,
         "embedder": index.identity.as_text(),
         "cues": len(cues.ids),
         "contents": len(passages.ids),
@@ -148,6 +216,7 @@ def _write(index: LiveIndex, where: Path) -> None:
         hnsw.save_index(str(where / name))
         os.chmod(where / name, 0o600)
     _private(where / "meta.json", lambda f: f.write(json.dumps(meta).encode()))
+    _private(where / SEAL, lambda f: f.write(_signature(key, where).encode()))
 
 
 def _read(
@@ -197,7 +266,8 @@ def _read(
     passages.sparse = SparseIndex.from_arrays(_unprefixed("sparse", content_data))
     logs = json.loads((where / "logs.json").read_text(encoding="utf-8"))
     passages.logs = {int(slot): (entry[0], entry[1]) for slot, entry in logs.items()}
-    return LiveIndex(ns, scopes, identity, cues, passages, uid, int(meta["version"]))
+    version, purged_v = int(meta["version"]), int(meta["purged_v"])
+    return LiveIndex(ns, scopes, identity, cues, passages, uid, version, purged_v=purged_v)
 
 
 def _private(path: Path, write: Any) -> None:

@@ -50,6 +50,7 @@ class LiveIndex:
         uid: The namespace's identity the indexes belong to (None before a build).
         version: The namespace version the indexes reflect (-1: nothing read yet).
         unsaved: Rows applied since the last persisted copy.
+        purged_v: The namespace's purge version (``purged_v``) when they were built.
     """
 
     ns: str
@@ -60,6 +61,7 @@ class LiveIndex:
     uid: str | None = None
     version: int = -1
     unsaved: int = 0
+    purged_v: int = 0
 
     @classmethod
     def empty(cls, ns: str, scopes: tuple[str, ...], identity: EmbedderIdentity) -> LiveIndex:
@@ -72,11 +74,14 @@ class LiveIndex:
     def stale(self, space: dict[str, Any]) -> bool:
         """Whether the change feed cannot bring these indexes to ``space`` (a
         ``get_space`` row): another namespace identity, a version from the future,
-        or one older than the oldest dropped cue the namespace still records."""
+        one older than the oldest dropped cue the namespace still records, or a
+        purge since they were built (they hold the erased text's words: its title,
+        its terms in the vocabulary, so they are rebuilt, never carried forward)."""
         return (
             self.uid != space.get("uid")
             or self.version > int(space["version"])
             or (self.version >= 0 and self.version < int(space["dropped_floor"]))
+            or (self.version >= 0 and self.purged_v != int(space["purged_v"]))
         )
 
     def refresh(self, store: GraphStore, space: dict[str, Any]) -> int:
@@ -113,6 +118,7 @@ class LiveIndex:
         contents = self._feed(store, "index_contents", since, upto, vectors)
         applied += self.passages.apply(contents, full)
         self.uid, self.version = space.get("uid"), upto
+        self.purged_v = int(space["purged_v"])
         self.unsaved += applied
         return applied
 

@@ -24,6 +24,15 @@ from mragent.core.errors import LegacyNamespace, MigrationInProgress
 # 3: the namespace version and identity (MemorySpace version, uid; v on cues and
 #    contents) and REFERENCES ranks over the edges each kind of read view can use.
 STORE_SCHEMA = "3"
+STAGING_PREFIX = "~import~"
+
+
+def staging_namespace(ns: str) -> str:
+    """Where an ``import --mode replace`` into ``ns`` is staged: not a valid namespace
+    name, so no user namespace can be it, and fixed per target, so an import killed
+    midway is cleared by the next one (and by a purge of ``ns``: it may hold a copy
+    of the purged text)."""
+    return f"{STAGING_PREFIX}{ns}"
 
 
 def check_space(

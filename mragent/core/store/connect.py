@@ -33,7 +33,9 @@ def open_store(url: str | None = None, *, home: Path | None = None) -> GraphStor
         from mragent.core.store.embedded import ensure_running
 
         server = ensure_running(home)
-        return FalkorStore("127.0.0.1", server.port, password=server.password)
+        return FalkorStore(
+            "127.0.0.1", server.port, password=server.password, server_pid=server.pid
+        )
     parts = urlsplit(url)
     scheme = parts.scheme.lower()
     if scheme not in SCHEMES:

@@ -3,10 +3,15 @@
 The server is private to the user who runs mragent:
 
 * it listens on a free **loopback** port only (``bind 127.0.0.1``, protected mode);
-* it needs a **password**, generated at the first start and kept in the server's
+* it needs a **password**, a new random one at every start, kept in the server's
   own configuration file (``falkordb/redis.conf``, mode 0600), which the server
   reads at start (never a command-line argument: ``/proc/PID/cmdline`` is
-  world-readable) and every mragent process reads to connect;
+  world-readable) and every mragent process reads to connect; a password sent
+  to a port mragent once used (whoever binds it after a stop) is worth nothing
+  to the next server;
+* no mragent process sends that password anywhere before it has checked that
+  the port is served by the server process it started
+  (:mod:`mragent.core.store.peer`);
 * its directory is 0700 and every file in it 0600 (the server runs with umask
   077; the files mragent itself writes are created 0600);
 * FalkorDB's per-graph query telemetry (the ``telemetry{graph}`` stream, which
@@ -40,6 +45,7 @@ from urllib.parse import quote
 
 from mragent.core.errors import BackendUnavailable
 from mragent.core.paths import default_home
+from mragent.core.store.peer import ImpostorListener, check_server
 
 START_TIMEOUT_S = 20.0
 BUSY_TIMEOUT_S = 120.0
@@ -155,11 +161,13 @@ def _resp(*args: str) -> bytes:
     return b"".join(parts)
 
 
-def _probe(port: int, password: str, timeout: float = 1.0) -> bool | None:
-    """Whether our server answers on ``port`` and accepts ``password``; None when
-    it gives no answer yet: no reply in ``timeout``, or still loading its data."""
+def _probe(pid: int, port: int, password: str, timeout: float = 1.0) -> bool | None:
+    """Whether our server (process ``pid``) answers on ``port`` and accepts
+    ``password``; None when it gives no answer yet: no reply in ``timeout``, or
+    still loading its data. Anything else listening there is never sent the password."""
     try:
         with socket.create_connection(("127.0.0.1", port), timeout=timeout) as sock:
+            check_server(sock, pid)
             sock.sendall(_resp("AUTH", password) + _resp("PING"))
             reply = b""
             while reply.count(b"\r\n") < 2:
@@ -169,16 +177,16 @@ def _probe(port: int, password: str, timeout: float = 1.0) -> bool | None:
                 reply += chunk
     except TimeoutError:
         return None
-    except OSError:
+    except (OSError, ImpostorListener):
         return False
     if reply.startswith(b"+OK\r\n-LOADING"):
         return None
     return reply.startswith(b"+OK\r\n+PONG")
 
 
-def _ping(port: int, password: str, timeout: float = 1.0) -> bool:
-    """Whether our server answers on ``port`` and accepts ``password`` right now."""
-    return _probe(port, password, timeout) is True
+def _ping(state: EmbeddedServer, timeout: float = 1.0) -> bool:
+    """Whether the recorded server answers and accepts its password right now."""
+    return _probe(state.pid, state.port, state.password, timeout) is True
 
 
 def _answers(state: EmbeddedServer) -> bool:
@@ -186,7 +194,7 @@ def _answers(state: EmbeddedServer) -> bool:
     while it is busy: a long write (an ingest batch on a loaded machine) can hold
     it past a ping's timeout, and replacing it then would break that write."""
     deadline = time.monotonic() + BUSY_TIMEOUT_S
-    while (answer := _probe(state.port, state.password)) is None:
+    while (answer := _probe(state.pid, state.port, state.password)) is None:
         if time.monotonic() >= deadline:
             return False
         time.sleep(0.2)
@@ -216,7 +224,7 @@ def status(home: Path | None = None) -> EmbeddedServer | None:
     state = _read_state(base)
     if state is None:
         return None
-    if _pid_alive(state.pid) and _ping(state.port, state.password):
+    if _pid_alive(state.pid) and _ping(state):
         return state
     return None
 
@@ -237,7 +245,9 @@ def ensure_running(home: Path | None = None) -> EmbeddedServer:
         (base / "server.json").unlink(missing_ok=True)
         _private_dir(data_dir)
         _private_tree(base)
-        password = read_password(base) or secrets.token_urlsafe(32)
+        # A new password for every new server: the last one may have been sent to
+        # whatever bound the old port after that server stopped.
+        password = secrets.token_urlsafe(32)
         last_error = ""
         for _ in range(3):  # a free port can be taken between choosing and binding
             port = _free_port()
@@ -290,10 +300,14 @@ def _config(data_dir: Path, port: int, password: str) -> str:
             f"port {port}",
             f"dir {_quoted(str(data_dir))}",
             "appendonly yes",
-            # The append-only file (fsync every second) is the durable copy, and its
-            # rewrites start from a snapshot of their own: periodic snapshots on top
-            # forked the server once a minute through a long ingest, each a copy of
-            # the whole graph (purges still snapshot explicitly: erase_residue).
+            # An acknowledged write survives power loss: the server fsyncs the
+            # append-only file before it replies (benchmarks/durability.py measures
+            # the cost; everysec lost up to a second of acknowledged writes).
+            "appendfsync always",
+            # The append-only file is the durable copy, and its rewrites start from a
+            # snapshot of their own: periodic snapshots on top forked the server once a
+            # minute through a long ingest, each a copy of the whole graph (purges
+            # still snapshot explicitly: erase_residue).
             'save ""',
             "daemonize no",
             # The slow log keeps the first bytes of slow commands: query parameters.
@@ -327,7 +341,7 @@ def _wait_ready(proc: subprocess.Popen[bytes], port: int, password: str) -> bool
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             return False
-        answer = _probe(port, password, timeout=0.5)
+        answer = _probe(proc.pid, port, password, timeout=0.5)
         if answer:
             return True
         if answer is None:  # listening, loading a large graph: give it longer

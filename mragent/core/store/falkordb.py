@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+import socket
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from typing import Any
 from urllib.parse import quote
 
 import redis.exceptions
 from falkordb import FalkorDB
+from redis.connection import Connection
 
 from mragent.core.errors import BackendUnavailable, QueryError
 from mragent.core.store.base import Capabilities, GraphStore, Rows, Statement, Transaction
 from mragent.core.store.falkordb_params import params_header
+from mragent.core.store.peer import ImpostorListener, check_server
 
 GRAPH_NAME = "mragent"
 
@@ -45,6 +48,23 @@ class _StatementTransaction(Transaction):
         return self._store.run(name, params, **render)
 
 
+def _checked(pid: int) -> Callable[[Connection], None]:
+    """A redis connection hook that checks the peer is process ``pid``, then
+    authenticates (what the connection does by itself without a hook)."""
+
+    def connect(connection: Connection) -> None:
+        sock = connection._sock
+        try:
+            if not isinstance(sock, socket.socket):
+                raise ImpostorListener("no socket to check before authenticating")
+            check_server(sock, pid)
+        except ImpostorListener as exc:
+            raise redis.exceptions.ConnectionError(str(exc)) from None
+        connection.on_connect()
+
+    return connect
+
+
 class FalkorStore(GraphStore):
     """A store on one FalkorDB graph.
 
@@ -53,10 +73,18 @@ class FalkorStore(GraphStore):
         port: Server port.
         graph: Graph (key) name; namespaces live inside it.
         password: Optional server password.
+        server_pid: The embedded server's pid: every connection, the first and each
+            reconnection, checks that this process is what answers on ``port``
+            before it sends the password (:mod:`mragent.core.store.peer`).
     """
 
     def __init__(
-        self, host: str, port: int, graph: str = GRAPH_NAME, password: str | None = None
+        self,
+        host: str,
+        port: int,
+        graph: str = GRAPH_NAME,
+        password: str | None = None,
+        server_pid: int | None = None,
     ) -> None:
         self.url = f"falkordb://{host}:{port}"
         self._secret = f"falkordb://:{quote(password, safe='')}@{host}:{port}" if password else ""
@@ -67,6 +95,7 @@ class FalkorStore(GraphStore):
                 password=password,
                 socket_timeout=300,
                 socket_connect_timeout=5,
+                connect_func=_checked(server_pid) if server_pid is not None else None,
             )
             modules = self._db.connection.execute_command("MODULE", "LIST")
         except redis.exceptions.RedisError as exc:
