@@ -21,6 +21,7 @@ from mragent.apps.negative_report import NegativeReport
 from mragent.core.corpus import Corpus
 from mragent.core.embedding import Embedder
 from mragent.core.genome import PRESETS, Genome
+from mragent.core.retrieval.abstention import AbstentionRule
 from mragent.core.store.base import GraphStore
 from mragent.memory.audit import AuditLog
 from mragent.memory.ingest import ingest, namespace_stats
@@ -63,13 +64,14 @@ def run_bench(
     genome: Genome,
     progress: Callable[[int], None] | None = None,
     embedder: Embedder | None = None,
+    abstention: AbstentionRule | None = None,
 ) -> list[SystemRun]:
     """Run the genome, the default genome (score base) and the flat baselines.
 
     ``embedder``: default the namespace's; the flat dense and hybrid baselines use
-    the same one.
+    the same one. ``abstention``: a fitted rule that decides when to abstain.
     """
-    memory = Memory(store, ns, embedder=embedder)
+    memory = Memory(store, ns, embedder=embedder, abstention=abstention)
     questions = corpus.questions
     runs = []
     evolved = run_questions(memory, questions, genome, progress)
@@ -125,9 +127,11 @@ def bench_report(
     ns: str,
     negative: NegativeReport | None = None,
     embedder: str | None = None,
+    abstention: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The JSON document ``--json`` writes (``negative``: the negative evaluation, if
-    run; ``embedder``: the identity of the namespace's embedder)."""
+    run; ``embedder``: the identity of the namespace's embedder; ``abstention``: the
+    abstention section, with the rule fitted or judged)."""
     report = {
         "genome": genome.to_json_dict(),
         "embedder": embedder,
@@ -164,6 +168,8 @@ def bench_report(
     }
     if negative is not None:
         report["negative"] = negative.to_dict()
+    if abstention is not None:
+        report["abstention"] = abstention
     return report
 
 

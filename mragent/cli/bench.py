@@ -9,6 +9,7 @@ import typer
 from rich.progress import Progress
 from rich.table import Table
 
+from mragent.apps.abstention import AbstentionReport, run_abstention
 from mragent.apps.baselines import FLAT_METHODS
 from mragent.apps.bench import (
     bench_report,
@@ -17,6 +18,7 @@ from mragent.apps.bench import (
 )
 from mragent.apps.negative import run_negative
 from mragent.apps.negative_report import CATEGORIES, NegativeReport
+from mragent.apps.unanswerable import DEFAULT_SAMPLE
 from mragent.cli.common import (
     CorpusNsOption,
     CorpusOption,
@@ -40,8 +42,10 @@ from mragent.cli.common import (
 from mragent.cli.identity import granted_view
 from mragent.core.embedding.cache import cached
 from mragent.core.genome import load_genome
+from mragent.core.retrieval.abstention import AbstentionRule
 from mragent.core.store import open_store
 from mragent.core.view import ReadView
+from mragent.evolution.split import DEFAULT_SPLIT, split_questions
 
 NEGATIVE_FAILED = 5  # exit code: something that must not be recalled was
 
@@ -63,6 +67,28 @@ def bench_command(
         ),
     ] = True,
     embedder: EmbedderOption = None,
+    abstention: Annotated[
+        Path | None,
+        typer.Option(
+            help="A fitted abstention rule (its JSON, or a bench report holding one) that "
+            "decides when to abstain; judged on the questions it was not fitted on. "
+            "Without it, bench fits one on the training split and reports it.",
+            exists=True,
+            dir_okay=False,
+        ),
+    ] = None,
+    unanswerable: Annotated[
+        int,
+        typer.Option(
+            min=0,
+            help="Unanswerable questions to build (an answerable question asked of the "
+            "memory without one of its supporting passages), half on each side of the "
+            "split; 0 skips the abstention section.",
+        ),
+    ] = DEFAULT_SAMPLE,
+    seed: Annotated[
+        int, typer.Option(help="Seeds the train/held-out split (as evolve's) and the sample.")
+    ] = 0,
     as_json: JsonOption = False,
 ) -> None:
     """Run a genome over a corpus and print it beside flat BM25, dense and hybrid baselines
@@ -73,6 +99,7 @@ def bench_command(
     with cli_errors():
         granted_view(None, ReadView())  # the caller reads the shared scope
         chosen = load_genome(genome)
+        rule = AbstentionRule.load(abstention) if abstention else None
         data, namespace, path = load_questions(
             dataset and dataset.value, path, corpus, ns, "benchmark"
         )
@@ -84,14 +111,23 @@ def bench_command(
                 systems = 2 + len(FLAT_METHODS)  # the genome, the default, the flat ones
                 task = progress.add_task("questions", total=len(data.questions) * systems)
                 runs = run_bench(
-                    store, data, namespace, chosen, lambda n: progress.advance(task, n), model
-                )
+                    store, data, namespace, chosen, lambda n: progress.advance(task, n), model,
+                    rule,
+                )  # fmt: skip
+            abstained = None
+            if unanswerable:
+                split = split_questions(data.questions, DEFAULT_SPLIT, seed)
+                abstained = run_abstention(
+                    store, data, namespace, chosen, split, sample=unanswerable, seed=seed,
+                    embedder=model, rule=rule,
+                )  # fmt: skip
             neg = run_negative(store, chosen) if negative else None
             caps = store.capabilities
             stamp = store.run("get_space", {"ns": namespace})[0]["embedder"]
         report = bench_report(
             runs, genome=chosen, engine=caps.engine, version=caps.version, corpus=str(path),
             ns=namespace, negative=neg, embedder=stamp,
+            abstention=abstained.to_dict() if abstained else None,
         )  # fmt: skip
         if report_out:
             write_json_atomic(report_out, report)
@@ -100,6 +136,8 @@ def bench_command(
         else:
             _print(runs, caps.engine, caps.version, path)
             say(f"embedder: {stamp}; flat hybrid = BM25 and dense fused by RRF (k = 60)")
+            if abstained is not None:
+                _print_abstention(abstained, fitted=rule is None)
             if neg is not None:
                 _print_negative(neg)
             if report_out:
@@ -180,6 +218,36 @@ def _recall_by_kind(runs: list, kinds: list[str]) -> Table:
             )
         table.add_row(kind, str(n), *cells)
     return table
+
+
+def _print_abstention(report: AbstentionReport, *, fitted: bool) -> None:
+    rates = report.rates()
+    n = rates["calibrated"]
+    table = Table(
+        title=f"abstention on held-out questions (%): {n['unanswerable']} unanswerable "
+        f"(a supporting passage removed), {n['answerable']} answerable"
+    )
+    columns = (
+        "rule",
+        "abstained (unanswerable)",
+        "false abstention (answerable)",
+        f"false abstention (answer in context, n={n['in_context']})",
+    )
+    for column in columns:
+        table.add_column(column, justify="left" if column == "rule" else "right")
+    keys = ("abstention", "false_abstention", "false_abstention_in_context")
+    for name, label in (("calibrated", "calibrated"), ("extractive", "extractive (today)")):
+        cells = (f"{100 * rates[name][k]:.1f}" for k in keys)
+        table.add_row(label, *cells)
+    out.print(table)
+    fit = report.rule.fitted_on
+    origin = "fitted here on" if fitted else "given, fitted on"
+    say(
+        f"calibrated rule {origin} {fit.get('answerable')} answerable and "
+        f"{fit.get('unanswerable')} unanswerable training questions; training false "
+        f"abstention {100 * float(fit.get('train_false_abstention', 0)):.1f}% "
+        f"(bound {100 * float(fit.get('max_false_abstention', 0)):.0f}%)"
+    )
 
 
 def _print_negative(report: NegativeReport) -> None:

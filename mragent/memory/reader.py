@@ -30,8 +30,10 @@ import numpy as np
 from mragent.core.embedding import Embedder, EmbedderIdentity
 from mragent.core.errors import MragentError
 from mragent.core.genome import Genome
+from mragent.core.retrieval.abstention import AbstentionRule
 from mragent.core.retrieval.blend import blend, bridge_walk
 from mragent.core.retrieval.cue_search import CueHit
+from mragent.core.retrieval.evidence import Evidence, profile
 from mragent.core.retrieval.extractive import ExtractiveSynthesizer
 from mragent.core.retrieval.passages import merge_cues
 from mragent.core.retrieval.reconstruct import Candidate, Traversal, traverse
@@ -61,6 +63,7 @@ class Reconstruction:
     cue_work: int = 0
     bridge_work: int = 0
     version: int = 0
+    evidence: dict[str, float] = field(default_factory=dict)  # the evidence profile
 
     @property
     def retrieved_keys(self) -> list[str]:
@@ -91,6 +94,9 @@ class Memory:
         ns: The namespace.
         embedder: Must match the namespace's stamp (default: the stamped one).
         synthesizer: Defaults to the extractive synthesizer.
+        abstention: A fitted rule that decides, on each reconstruction's evidence
+            profile, whether to answer at all (the synthesizer is asked only when it
+            does not abstain; the extractive one then skips its own coverage test).
         view: Scopes, trust states and record time read (default: the shared
             scope, accepted memories, now). Forgotten, rejected, superseded and
             out-of-scope memories are in no retrieval path: every entry cue, passage
@@ -111,8 +117,10 @@ class Memory:
         synthesizer: Synthesizer | None = None,
         view: ReadView | None = None,
         index_dir: Path | None = None,
+        abstention: AbstentionRule | None = None,
     ) -> None:
         self.store, self.ns = store, ns
+        self.abstention = abstention
         self.view = view or ReadView()
         self.index_dir = index_dir or index_files.index_dir()
         space = self._space_row()
@@ -124,7 +132,7 @@ class Memory:
         found = index_files.load(space, ns, self.view.scopes, self.identity, self.index_dir)
         self.index = found or LiveIndex.empty(ns, self.view.scopes, self.identity)
         self._sync(space)
-        self.synthesizer = synthesizer or ExtractiveSynthesizer(self.idf)
+        self.synthesizer = synthesizer or ExtractiveSynthesizer(self.idf, abstention is None)
 
     @property
     def version(self) -> int:
@@ -262,7 +270,11 @@ class Memory:
             genome,
         )
         context = assemble(ranked, genome.promptStrategy, genome.maxContent)
-        answer = self.synthesizer.answer(question, context)
+        evidence = profile(Evidence(question, found.entries, ranked, context, self.idf))
+        if self.abstention is not None and self.abstention.abstains(evidence):
+            answer = Answer(None)
+        else:
+            answer = self.synthesizer.answer(question, context)
         timings["synthesis"] = (time.perf_counter() - mark) * 1000
         return Reconstruction(
             question,
@@ -275,4 +287,5 @@ class Memory:
             cue_work=genome.efSearch,
             bridge_work=walk.elements,
             version=found.version,
+            evidence=evidence,
         )

@@ -83,23 +83,19 @@ class ExtractiveSynthesizer:
 
     Args:
         idf: Rarity of a word in the memory (unknown words should score high).
+        gate: Abstain by coverage and names as above; False when a calibrated rule
+            (:mod:`mragent.core.retrieval.abstention`) has already decided to answer.
     """
 
-    def __init__(self, idf: Callable[[str], float]) -> None:
-        self.idf = idf
+    def __init__(self, idf: Callable[[str], float], gate: bool = True) -> None:
+        self.idf, self.gate = idf, gate
 
     def answer(self, question: str, context: Context) -> Answer:
         asked = {stem(w): self.idf(w) for w in content_words(question)}
         if not context.items or not asked:
             return Answer(None)
-        seen = _stems(context.evidence_text)
-        total = math.fsum(asked.values())
-        covered = math.fsum(weight for s, weight in asked.items() if s in seen)
-        if total and covered / total < ABSTAIN_COVERAGE:
+        if self.gate and self._abstains(question, asked, context):
             return Answer(None)
-        evidence = context.evidence_text.lower()
-        if any(name.lower() not in evidence for name in entity_spans(question)):
-            return Answer(None)  # the question names something this memory never saw
         scored = []
         for rank, item in enumerate(context.items):
             for sentence in sentences(item.candidate.text):
@@ -114,3 +110,13 @@ class ExtractiveSynthesizer:
                 if not _stems(span) <= question_stems or not _stems(span):
                     return Answer(span, sentence)
         return Answer(scored[0][1], scored[0][1])
+
+    def _abstains(self, question: str, asked: dict[str, float], context: Context) -> bool:
+        seen = _stems(context.evidence_text)
+        total = math.fsum(asked.values())
+        covered = math.fsum(weight for s, weight in asked.items() if s in seen)
+        if total and covered / total < ABSTAIN_COVERAGE:
+            return True
+        evidence = context.evidence_text.lower()
+        # A name this memory never saw: it should say so rather than guess.
+        return any(name.lower() not in evidence for name in entity_spans(question))
