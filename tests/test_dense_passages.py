@@ -76,9 +76,10 @@ def test_fused_passage_scores_are_bm25s_scores_in_the_fused_order(passages: Pass
     for genome in (Genome(), Genome(hybridAlpha=1.0), Genome(fusion=Fusion.LINEAR)):
         fused = _scores(passages, QUESTION, genome)
         # The same population of values (BM25's best first), held by other passages.
-        assert sorted(fused.values(), reverse=True) == sorted(sparse.values(), reverse=True)[
-            : len(fused)
-        ]
+        assert (
+            sorted(fused.values(), reverse=True)
+            == sorted(sparse.values(), reverse=True)[: len(fused)]
+        )
         assert max(fused.values()) == max(sparse.values())
 
 

@@ -58,9 +58,7 @@ class Plan:
         return bool(self.to_write or self.batches or any(self.edges.values()))
 
 
-def write_replace(
-    store: GraphStore, ns: str, scopes: list[str], plan: Plan, seal: Sealer
-) -> int:
+def write_replace(store: GraphStore, ns: str, scopes: list[str], plan: Plan, seal: Sealer) -> int:
     """Stage the plan, then swap it in with one statement; return the nodes deleted.
 
     Args:

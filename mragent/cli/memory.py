@@ -111,9 +111,10 @@ def remember_command(
     embedder: EmbedderOption = None,
 ) -> None:
     """Remember a text. Agents' memories start pending unless the namespace trusts them."""
-    with cli_errors(), session(
-        principal, ns, db, audit, write=True, scope=scope, embedder=embedder
-    ) as memory:
+    with (
+        cli_errors(),
+        session(principal, ns, db, audit, write=True, scope=scope, embedder=embedder) as memory,
+    ):
         result = memory.remember(
             text, title=title, source=source, cues=cue, tags=tag, depends_on=depends_on or (),
             valid_from=_time(valid_from, "--valid-from"), valid_to=_time(valid_to, "--valid-to"),
@@ -146,13 +147,12 @@ def correct_command(
     """Write a new version of a memory; the old one stays readable with --as-of.
 
     An agent's correction of an accepted memory waits for a human's review."""
-    with cli_errors(), session(
-        principal, ns, db, audit, write=True, scope=scope, embedder=embedder
-    ) as memory:
+    with (
+        cli_errors(),
+        session(principal, ns, db, audit, write=True, scope=scope, embedder=embedder) as memory,
+    ):
         start, end = _time(valid_from, "--valid-from"), _time(valid_to, "--valid-to")
-        result = memory.correct(
-            memory_id, text, valid_from=start, valid_to=end, readmit=readmit
-        )
+        result = memory.correct(memory_id, text, valid_from=start, valid_to=end, readmit=readmit)
         if as_json:
             emit_json(result.model_dump())
         elif result.awaits_review:
@@ -219,9 +219,10 @@ def history_command(
     embedder: EmbedderOption = None,
 ) -> None:
     """Show every version of a memory, with trust, valid time and record time."""
-    with cli_errors(), session(
-        principal, ns, db, write=False, scope=scope, embedder=embedder
-    ) as memory:
+    with (
+        cli_errors(),
+        session(principal, ns, db, write=False, scope=scope, embedder=embedder) as memory,
+    ):
         versions = memory.history(memory_id)
         if as_json:
             emit_json([v.to_json() for v in versions])

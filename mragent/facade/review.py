@@ -25,9 +25,7 @@ class ReviewSession(MemorySession):
                 tuple(scopes or self.read_scopes), limit, principal=self.principal
             )
 
-    def agent_forgets(
-        self, *, scopes: Sequence[str] | None = None, limit: int = 100
-    ) -> list[dict]:
+    def agent_forgets(self, *, scopes: Sequence[str] | None = None, limit: int = 100) -> list[dict]:
         """Memories agents forgot, awaiting a human's confirmation or restore."""
         with self._lock:
             return self._memories.agent_forgets(

@@ -137,36 +137,46 @@ def _keyed(key: bytes, row: dict[str, Any]) -> bool:
     return hmac.compare_digest(expected, str(row.get("audit_mac") or ""))
 
 
-def _missing(
-    ns: str, audited: _Audited, seen: _Seen, anchor: int
-) -> Iterator[tuple[bool, str]]:
+def _missing(ns: str, audited: _Audited, seen: _Seen, anchor: int) -> Iterator[tuple[bool, str]]:
     """The log's writes the database does not hold (from the log to the database),
     each with whether it is a lost write (past the anchor) rather than an edit."""
     for mid, write in sorted(audited.written.items(), key=lambda item: item[1].seq):
         found = seen.scopes.get(mid)
         if found is None and write.seq > anchor:
-            yield True, (
-                f"ns {ns!r}: memory {mid} (audit seq {write.seq}, past the anchor) is not in "
-                "the database: its write was cut short before it got there, or the database "
-                "lost it (a crash without fsync, a restore from an older copy)"
+            yield (
+                True,
+                (
+                    f"ns {ns!r}: memory {mid} (audit seq {write.seq}, past the anchor) is not in "
+                    "the database: its write was cut short before it got there, or the database "
+                    "lost it (a crash without fsync, a restore from an older copy)"
+                ),
             )
         elif found is None:
-            yield False, (
-                f"ns {ns!r}: memory {mid} (audit seq {write.seq}) is not in the namespace: "
-                "deleted or moved to another namespace in the database, or lost with the "
-                "database's last writes"
+            yield (
+                False,
+                (
+                    f"ns {ns!r}: memory {mid} (audit seq {write.seq}) is not in the namespace: "
+                    "deleted or moved to another namespace in the database, or lost with the "
+                    "database's last writes"
+                ),
             )
         elif write.scope is not None and found != write.scope:
-            yield False, (
-                f"ns {ns!r}: memory {mid} is in scope {found!r}, but audit seq "
-                f"{write.seq} wrote it to {write.scope!r}"
+            yield (
+                False,
+                (
+                    f"ns {ns!r}: memory {mid} is in scope {found!r}, but audit seq "
+                    f"{write.seq} wrote it to {write.scope!r}"
+                ),
             )
     for (principal, scope), contents in sorted(audited.ingested.items()):
         held = seen.by_ingest.get((principal, scope), 0)
         if held < contents:
-            yield False, (
-                f"ns {ns!r}: scope {scope!r} holds {held} of the {contents} contents "
-                f"{principal} ingested: memories were deleted or moved in the database"
+            yield (
+                False,
+                (
+                    f"ns {ns!r}: scope {scope!r} holds {held} of the {contents} contents "
+                    f"{principal} ingested: memories were deleted or moved in the database"
+                ),
             )
 
 

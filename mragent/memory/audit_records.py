@@ -353,9 +353,7 @@ def verify(path: Path | str, anchors: Mapping[str, tuple[int, str]] | None = Non
     return report
 
 
-def _check_chain(
-    lines: Iterable[bytes], report: AuditReport, key: bytes
-) -> dict[int, AuditRecord]:
+def _check_chain(lines: Iterable[bytes], report: AuditReport, key: bytes) -> dict[int, AuditRecord]:
     """Parse each line and check its ``seq`` and ``prev`` link into ``report``.
 
     Returns:

@@ -382,9 +382,7 @@ def _ingest(store: GraphStore, source: CorpusSource, ns: str, opts: _Options) ->
     total = -(-scan.count // source.batch_size)
     # Held from the forgotten-text check to the last batch: no forget slips in between.
     with opts.audit.exclusive():
-        readmitted = refuse_forgotten(
-            store, ns, opts.scope, scan.hashes, opts.readmit, source.name
-        )
+        readmitted = refuse_forgotten(store, ns, opts.scope, scan.hashes, opts.readmit, source.name)
         space = prepare_write(store, ns, embedder)
         accepted = opts.principal.writes_accepted(space.get("trusted") or [])
         stamp = WriteStamp(opts.principal, opts.scope, "accepted" if accepted else "pending")
