@@ -46,8 +46,6 @@ def test_the_genes_with_the_documented_ranges() -> None:
         "rounds": ("int", 1, 3, (), 1),
         "roundCues": ("int", 1, 12, (), 4),
         "roundDecay": ("float", 0.0, 1.0, (), 0.5),
-        "aliasThreshold": ("float", 0.8, 1.0, (), 0.92),
-        "aliasWeight": ("float", 0.0, 1.0, (), 0.8),
         "damping": ("float", 0.05, 0.95, (), 0.5),
     }
     assert tuple(Genome.model_fields) == GENE_NAMES
@@ -63,14 +61,11 @@ def test_the_core_set_is_the_ten_pipeline_genes_and_extended_adds_the_others() -
         "rounds",
         "roundCues",
         "roundDecay",
-        "aliasThreshold",
-        "aliasWeight",
         "damping",
     ]
     assert {s.stage for s in extended if s not in CORE_GENES} == {
         "blend",
         "rounds",
-        "entity links",
         "synthesis",
     }
     # A range narrows only a searched gene: the blend weights are not in the core search.

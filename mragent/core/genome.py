@@ -101,14 +101,12 @@ class Genome(BaseModel):
         4, "rounds", "contents whose tags cue the next round", extended=True, ge=1, le=12
     )
     roundDecay: float = _gene(
-        0.5, "rounds", "weight of a later round's evidence", extended=True, ge=0.0, le=1.0
-    )
-    aliasThreshold: float = _gene(
-        0.92, "entity links", "name similarity an alias link needs to be walked",
-        extended=True, ge=0.8, le=1.0,
-    )  # fmt: skip
-    aliasWeight: float = _gene(
-        0.8, "entity links", "evidence kept across an alias link", extended=True, ge=0.0, le=1.0
+        0.5,
+        "rounds",
+        "a chain's weight on the reached content's nearness",
+        extended=True,
+        ge=0.0,
+        le=1.0,
     )
     damping: float = _gene(
         0.5, "synthesis", "ppr: probability of following an edge", extended=True, ge=0.05, le=0.95

@@ -38,10 +38,11 @@ from mragent.core.retrieval.extractive import ExtractiveSynthesizer
 from mragent.core.retrieval.passages import merge_cues
 from mragent.core.retrieval.reconstruct import Candidate, Traversal, traverse
 from mragent.core.retrieval.rerank import Ranked, rerank
+from mragent.core.retrieval.rounds import Population
 from mragent.core.retrieval.synthesis import Answer, Context, Synthesizer, assemble
 from mragent.core.store.base import GraphStore
 from mragent.core.view import ReadView
-from mragent.memory import index_files
+from mragent.memory import index_files, rounds
 from mragent.memory.live_index import LiveIndex
 from mragent.memory.space import check_space, space_embedder
 
@@ -64,6 +65,8 @@ class Reconstruction:
     bridge_work: int = 0
     version: int = 0
     evidence: dict[str, float] = field(default_factory=dict)  # the evidence profile
+    round_trips: int = 1  # traversal round trips of the answer's attempt (one per round)
+    round_work: int = 0  # graph elements of later rounds' paths to contents already reached
 
     @property
     def retrieved_keys(self) -> list[str]:
@@ -77,9 +80,10 @@ class Reconstruction:
 
     @property
     def work(self) -> int:
-        """Deterministic cost: HNSW beam width, graph elements on surviving paths and
-        on the bridge walk's patterns."""
-        return self.cue_work + sum(c.elements for c in self.candidates) + self.bridge_work
+        """Deterministic cost: HNSW beam width, graph elements on surviving paths (of
+        every round) and on the bridge walk's patterns."""
+        graph = sum(c.elements for c in self.candidates)
+        return self.cue_work + graph + self.bridge_work + self.round_work
 
     @property
     def latency_ms(self) -> float:
@@ -129,6 +133,10 @@ class Memory:
         self._mask_key: tuple[LiveIndex | None, int] = (None, -1)
         self._mask_until = 0.0
         self._mask_cache: tuple[np.ndarray, np.ndarray] = (np.zeros(0, bool), np.zeros(0, bool))
+        self._population: tuple[tuple[LiveIndex | None, int], Population | None] = (
+            (None, -1),
+            None,
+        )
         found = index_files.load(space, ns, self.view.scopes, self.identity, self.index_dir)
         self.index = found or LiveIndex.empty(ns, self.view.scopes, self.identity)
         self._sync(space)
@@ -212,9 +220,26 @@ class Memory:
             dense = index.cues.native_dense(self.store, self.ns, self.view.scopes, vector, cue_mask)
         want = genome.cueK + STANDBY
         found = index.cues.search(question, vector, genome, cue_mask, want, dense)
+        if genome.rounds > 1:
+            state = rounds.start(index, question, vector, self._masks(), self.population(), genome)
+            seeds = rounds.seed_hits(state, index, cue_mask, state.pool[: 2 * genome.cueK])
+            return merge_cues(found, seeds)[: genome.cueK + want], state
         scored = index.passages.entry(question, vector, content_mask, genome)
         seeds = scored.seeds(genome.cueK, index.cues, cue_mask)
         return merge_cues(found, seeds)[: genome.cueK + want], scored.relevance()
+
+    def population(self) -> Population:
+        """The sample of admitted passage vectors later rounds' z-scores are taken over
+        (drawn once per index version)."""
+        key = (self.index, self.index.version)
+        held, sample = self._population
+        if held != key or sample is None:
+            passages = self.index.passages
+            present = passages.dense.present[: len(passages.ids)]
+            slots = np.flatnonzero(self._masks()[1][: len(present)] & present)
+            sample = Population.of(passages.dense.vectors, slots)
+            self._population = (key, sample)
+        return sample
 
     def reconstruct(
         self, question: str, genome: Genome, native_vector_index: bool = False
@@ -241,15 +266,28 @@ class Memory:
             mark = time.perf_counter()
             timings["cue_search"] += (mark - start) * 1000
             found = traverse(self.store, self.ns, self.view, proposed, genome)
-            timings["traversal"] += (time.perf_counter() - mark) * 1000
             if found is None:
                 raise MragentError(f"namespace {self.ns!r} no longer exists")
-            if (found.uid, found.version) == (self.index.uid, self.index.version):
+            if isinstance(relevance, rounds.RoundsState):
+                handing = {hit.id: [hit.seed] for hit in found.entries if hit.seed}
+                rounds.absorb(relevance, found, handing)
+                rounds.later_rounds(
+                    relevance, self.store, self.ns, self.view, self.index, question,
+                    self._masks()[0], genome,
+                )  # fmt: skip
+            timings["traversal"] += (time.perf_counter() - mark) * 1000
+            if self._current(found, relevance):
                 break
             if attempt < MAX_RETRIES:
                 self.refresh()  # a write landed: read what changed, answer again
         assert found is not None  # the loop ran at least once
         return self._synthesise(question, genome, found, relevance, timings)
+
+    def _current(self, found: Traversal, relevance: object) -> bool:
+        """Whether every round trip read the version the reader's indexes reflect."""
+        trips = relevance.traversals if isinstance(relevance, rounds.RoundsState) else [found]
+        held = (self.index.uid, self.index.version)
+        return all((trip.uid, trip.version) == held for trip in trips)
 
     def _synthesise(
         self,
@@ -261,12 +299,21 @@ class Memory:
     ) -> Reconstruction:
         mark = time.perf_counter()
         walk = bridge_walk(found.seeds, genome.traversalDepth, found.bridges)
+        candidates, extra, trips, later = found.candidates, walk.extra, 1, 0
+        if isinstance(relevance, rounds.RoundsState):
+            candidates, extra = rounds.merged(relevance, walk.extra)
+            trips = len(relevance.traversals)
+            # Rows a later round walked to a content an earlier one returned cost work too.
+            walked = sum(c.elements for t in relevance.traversals for c in t.candidates)
+            later = walked - sum(c.elements for c in candidates)
+            relevance = relevance.chains.scaled()
+        entries = {hit.id: hit.score for hit in found.entries}
         ranked = blend(
-            rerank(found.candidates, genome.rerank),
+            rerank(candidates, genome.rerank, entries, genome.damping),
             relevance,  # type: ignore[arg-type]
             walk.scores,
-            walk.extra,
-            max(len(found.candidates), genome.maxContent * 2),
+            extra,
+            max(len(candidates), genome.maxContent * 2),
             genome,
         )
         context = assemble(ranked, genome.promptStrategy, genome.maxContent)
@@ -279,7 +326,7 @@ class Memory:
         return Reconstruction(
             question,
             found.entries,
-            found.candidates,
+            candidates,
             ranked,
             context,
             answer,
@@ -288,4 +335,6 @@ class Memory:
             bridge_work=walk.elements,
             version=found.version,
             evidence=evidence,
+            round_trips=trips,
+            round_work=later,
         )

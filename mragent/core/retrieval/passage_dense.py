@@ -84,6 +84,18 @@ class DensePassages:
         self.hnsw.add_items(matrix, labels, num_threads=1)
         self.present[labels] = True
 
+    def vectors(self, slots: np.ndarray) -> np.ndarray:
+        """The passage vectors of ``slots`` as rows (zeros for a slot without one)."""
+        slots = np.asarray(slots, dtype=np.int64)
+        out = np.zeros((len(slots), max(1, self.dimension)), dtype=np.float32)
+        size = len(self.present)
+        if not size or not len(slots):
+            return out
+        held = np.flatnonzero((slots < size) & self.present[np.minimum(slots, size - 1)])
+        if len(held):
+            out[held] = np.asarray(self.hnsw.get_items(slots[held], return_type="numpy"))
+        return out
+
     def clear(self, slot: int) -> None:
         """Remove the vector of ``slot`` (a forgotten or purged content)."""
         if slot < len(self.present) and self.present[slot]:

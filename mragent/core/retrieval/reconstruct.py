@@ -105,6 +105,7 @@ def traverse_params(
     *,
     bridges: bool = True,
     entries: int | None = None,
+    limit: int | None = None,
 ) -> dict[str, Any]:
     """The ``traverse.cypher`` parameters for one question (see :func:`traverse`)."""
     return {
@@ -116,7 +117,7 @@ def traverse_params(
         "fanout": genome.tagFanout,
         "decay": HOP_DECAY,
         "prune": genome.pruneThreshold,
-        "limit": genome.maxContent * POOL_FACTOR,
+        "limit": genome.maxContent * POOL_FACTOR if limit is None else limit,
         "paths_per_content": TRAILS_PER_CONTENT,
         "bridges": bridges and genome.traversalDepth >= 2,
         "hand_refs": HAND_REFS if genome.rounds > 1 else 0,
@@ -132,6 +133,8 @@ def traverse(
     *,
     bridges: bool = True,
     entries: int | None = None,
+    limit: int | None = None,
+    depth: int | None = None,
 ) -> Traversal | None:
     """Confirm entry candidates, expand them into contents, walk the seeds' bridges.
 
@@ -145,14 +148,19 @@ def traverse(
         bridges: Walk the bridge hop from the seeds (only at traversalDepth >= 2).
         entries: How many confirmed candidates enter (default the genome's cueK; a
             later round lets every cue it hands on enter).
+        limit: How many contents come back (default maxContent x POOL_FACTOR).
+        depth: The LINKED_TO depth (default the genome's traversalDepth; a later
+            round reads the handed tags' own contents, depth 1).
 
     Returns:
         The round trip's answer, or None when the namespace no longer exists.
     """
     rows = store.run(
         "traverse",
-        traverse_params(ns, view, candidates, genome, bridges=bridges, entries=entries),
-        depth=genome.traversalDepth,
+        traverse_params(
+            ns, view, candidates, genome, bridges=bridges, entries=entries, limit=limit
+        ),
+        depth=genome.traversalDepth if depth is None else depth,
         rank=rank_property(view),
     )
     if not rows:
