@@ -143,7 +143,8 @@ def test_roundDecay_weighs_the_reached_contents_nearness() -> None:
     handing, near, far = (rng.normal(size=16) for _ in range(3))
     near = query + handing  # lies along the moved question
     vectors = {"s": handing, "near": near, "far": far}
-    population = Population(rng.normal(size=(64, 16)).astype(np.float32))
+    sample = rng.normal(size=(64, 16)).astype(np.float32)
+    population = Population.of(lambda slots: sample[slots], np.arange(64))
 
     def chained(share: float) -> dict[str, float]:
         scores = ChainScores(
@@ -163,6 +164,15 @@ def test_roundDecay_weighs_the_reached_contents_nearness() -> None:
     flat, weighed = chained(0.0), chained(1.0)
     assert flat["near"] == pytest.approx(10.0) and flat["far"] == pytest.approx(10.0)
     assert weighed["near"] > weighed["far"]
+
+
+def test_the_population_statistics_are_the_samples_own() -> None:
+    rng = np.random.default_rng(5)
+    sample = rng.normal(size=(300, 12)).astype(np.float32)
+    population = Population.of(lambda slots: sample[slots], np.arange(300))
+    query = rng.normal(size=12).astype(np.float32)
+    cosines = (sample / np.linalg.norm(sample, axis=1, keepdims=True)) @ query
+    assert population.stats(query) == pytest.approx((cosines.mean(), cosines.std()), rel=1e-4)
 
 
 def test_a_tag_the_question_names_is_not_handed_on() -> None:

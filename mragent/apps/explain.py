@@ -230,14 +230,15 @@ def _shadow(
     return paths, contents
 
 
-def build_trace(memory: Memory, question: str, genome: Genome) -> Trace:
+def build_trace(memory: Memory, question: str, genome: Genome | None = None) -> Trace:
     """Reconstruct ``question`` and annotate every path with its fate.
 
     Args:
         memory: The memory to read.
         question: The question.
-        genome: The pipeline's parameters.
+        genome: The pipeline's parameters (default: the namespace's).
     """
+    genome = genome or memory.default_genome
     rec = memory.reconstruct(question, genome)
     fates = _content_fates(rec, genome)
     paths: list[TracePath] = []

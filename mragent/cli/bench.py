@@ -46,6 +46,7 @@ from mragent.core.retrieval.abstention import AbstentionRule
 from mragent.core.store import open_store
 from mragent.core.view import ReadView
 from mragent.evolution.split import DEFAULT_SPLIT, split_questions
+from mragent.memory.space import namespace_genome
 
 NEGATIVE_FAILED = 5  # exit code: something that must not be recalled was
 
@@ -98,7 +99,7 @@ def bench_command(
     control does not find its live counterpart, which would make the evaluation vacuous)."""
     with cli_errors():
         granted_view(None, ReadView())  # the caller reads the shared scope
-        chosen = load_genome(genome)
+        given = load_genome(genome) if genome else None
         rule = AbstentionRule.load(abstention) if abstention else None
         data, namespace, path = load_questions(
             dataset and dataset.value, path, corpus, ns, "benchmark"
@@ -107,6 +108,8 @@ def bench_command(
         namespace = embedder_namespace(namespace, ns, model)
         with open_store(db) as store:
             ingest_if_empty(store, data, namespace, model)
+            # No --genome: the namespace's default (real-model when a real model stamped it).
+            chosen = given or namespace_genome(store, namespace, model)
             with Progress(transient=True, console=console) as progress:
                 systems = 2 + len(FLAT_METHODS)  # the genome, the default, the flat ones
                 task = progress.add_task("questions", total=len(data.questions) * systems)

@@ -218,7 +218,10 @@ CorpusOption = Annotated[
 ]
 GenomeOption = Annotated[
     str | None,
-    typer.Option(help="Preset name, genome JSON or optimize.report.json (default: default)."),
+    typer.Option(
+        help="Preset name, genome JSON or optimize.report.json (default: the namespace's: "
+        "real-model when a real model stamped it, else default)."
+    ),
 ]
 CorpusNsOption = Annotated[
     str | None,

@@ -97,7 +97,7 @@ def explain_command(
     with cli_errors():
         if not question.strip():
             raise ConfigError("the question is empty")
-        chosen = load_genome(genome)
+        chosen = load_genome(genome) if genome else None  # None: the namespace's default
         view = granted_view(principal, read_view(scope, include_pending, as_of))
         model = chosen_embedder(embedder)
         data, namespace = _memory_source(dataset and dataset.value, path, corpus, ns)

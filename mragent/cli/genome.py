@@ -9,9 +9,9 @@ from rich import box
 from rich.table import Table
 
 from mragent.cli.common import JsonOption, cli_errors, emit_json, out
-from mragent.core.genome import GENES, PRESETS, load_genome
+from mragent.core.genome import GENES, PRESETS, REAL_MODEL, load_genome
 
-app = typer.Typer(help="Show the ten genes, their ranges and the presets.", no_args_is_help=True)
+app = typer.Typer(help="Show the genes, their ranges and the presets.", no_args_is_help=True)
 
 
 @app.command("list")
@@ -28,7 +28,7 @@ def list_genes(as_json: JsonOption = False) -> None:
              "default": s.default, "controls": s.doc}
             for s in GENES
         ]  # fmt: skip
-        emit_json({"genes": rows, "presets": values})
+        emit_json({"genes": rows, "presets": values, "real_model_default": REAL_MODEL})
         return
     genes = Table(title="genes", box=box.SIMPLE_HEAD)
     genes.add_column("gene", no_wrap=True)
@@ -44,6 +44,10 @@ def list_genes(as_json: JsonOption = False) -> None:
     for spec in GENES:
         presets.add_row(spec.name, *(str(values[name][spec.name]) for name in PRESETS))
     out.print(presets)
+    out.print(
+        f"Without --genome, a namespace stamped with a real model is read with {REAL_MODEL}, "
+        "one stamped with the hashing embedder with default."
+    )
 
 
 @app.command()

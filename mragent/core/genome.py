@@ -255,7 +255,28 @@ PRESETS: dict[str, Genome] = {
     "wide": Genome(
         cueK=12, efSearch=256, traversalDepth=4, tagFanout=8, pruneThreshold=0.0, maxContent=20
     ),
+    # The default of a namespace stamped with a real model (default_genome): two rounds,
+    # relevance mostly from the passage embedding, final order by value alone. Chosen on
+    # the MuSiQue-100 training split with e5-small (benchmarks/results/quality.md).
+    "real-model": Genome(
+        hybridAlpha=0.8,
+        tagFanout=8,
+        graphWeight=0.0,
+        bridgeWeight=0.0,
+        rounds=2,
+        roundCues=3,
+        roundDecay=0.7,
+    ),
 }
+
+
+REAL_MODEL = "real-model"
+
+
+def default_genome(lexical: bool) -> Genome:
+    """The genome a namespace is read with when none is given: ``default`` when its
+    embedder is lexical (the hashing embedder), :data:`REAL_MODEL` when it embeds meaning."""
+    return PRESETS["default" if lexical else REAL_MODEL]
 
 
 def load_genome(spec: str | None) -> Genome:

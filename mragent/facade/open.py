@@ -66,7 +66,8 @@ def open_memory(
         option="principal=",
     )  # fmt: skip
     who = standing.principal
-    chosen = genome if isinstance(genome, Genome) else load_genome(genome)
+    # None: each reader's namespace default (real-model for a namespace a real model stamped).
+    chosen = genome if genome is None or isinstance(genome, Genome) else load_genome(genome)
     coder = embedder_from_spec(embedder, "embedder=") if isinstance(embedder, str) else embedder
     # Without credentials and a named principal, the caller is the implicit local
     # human: it reads everything and sees the review queue; a write still needs a name.

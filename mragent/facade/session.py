@@ -64,7 +64,7 @@ class MemorySession:
         self.store, self.ns, self._standing = store, ns, standing
         self.scope = validate_scope(scope)
         self.read_scopes = tuple(read_scopes or (scope,))
-        self.genome = genome or load_genome(None)
+        self.genome = genome  # None: the namespace's default (Memory.default_genome)
         self._given = embedder  # None: the namespace's stamped embedder
         self._memories = Memories(store, ns, audit or AuditLog(), embedder=embedder)
         self._readers: dict[ViewKey, FreshReader] = {}
@@ -223,7 +223,7 @@ class MemorySession:
             principal.check_read(view.scopes)
         return view
 
-    def _genome(self, genome: Genome | str | None) -> Genome:
+    def _genome(self, genome: Genome | str | None) -> Genome | None:
         if genome is None:
             return self.genome
         return genome if isinstance(genome, Genome) else load_genome(genome)

@@ -29,7 +29,7 @@ import numpy as np
 
 from mragent.core.embedding import Embedder, EmbedderIdentity
 from mragent.core.errors import MragentError
-from mragent.core.genome import Genome
+from mragent.core.genome import Genome, default_genome
 from mragent.core.retrieval.abstention import AbstentionRule
 from mragent.core.retrieval.blend import blend, bridge_walk
 from mragent.core.retrieval.cue_search import CueHit
@@ -111,6 +111,7 @@ class Memory:
 
     Attributes:
         version: The namespace version the reader's indexes reflect.
+        default_genome: The genome a question is answered with when none is given.
     """
 
     def __init__(
@@ -130,6 +131,7 @@ class Memory:
         space = self._space_row()
         self.embedder = space_embedder(ns, space, embedder, "read")
         self.identity: EmbedderIdentity = self.embedder.identity
+        self.default_genome = default_genome(self.identity.lexical)
         self._mask_key: tuple[LiveIndex | None, int] = (None, -1)
         self._mask_until = 0.0
         self._mask_cache: tuple[np.ndarray, np.ndarray] = (np.zeros(0, bool), np.zeros(0, bool))
@@ -242,16 +244,19 @@ class Memory:
         return sample
 
     def reconstruct(
-        self, question: str, genome: Genome, native_vector_index: bool = False
+        self, question: str, genome: Genome | None = None, native_vector_index: bool = False
     ) -> Reconstruction:
         """Answer ``question`` by cue search, traversal, rerank and synthesis.
 
         Args:
             question: The question.
-            genome: The pipeline's parameters.
+            genome: The pipeline's parameters (default: the namespace's,
+                :attr:`default_genome`: ``real-model`` for a namespace stamped with a
+                real model, ``default`` for the hashing embedder).
             native_vector_index: Take dense cue candidates from the database's
                 vector index instead of the in-process HNSW index.
         """
+        genome = genome or self.default_genome
         start = time.perf_counter()
         vector = self.embedder.embed_queries([question])[0]  # once, for every attempt
         timings: dict[str, float] = {

@@ -17,6 +17,8 @@ from mragent.core.embedding import (
     embedder_from_spec,
 )
 from mragent.core.errors import LegacyNamespace, MigrationInProgress
+from mragent.core.genome import Genome, default_genome
+from mragent.core.store.base import GraphStore
 
 # Bumped when stored memories gain properties every query relies on; a namespace
 # written in an earlier schema is refused until ``mragent migrate`` upgrades it.
@@ -95,3 +97,11 @@ def space_embedder(
             embedder = default_embedder()
     check_space(namespace, space, embedder.identity, action)
     return embedder
+
+
+def namespace_genome(store: GraphStore, namespace: str, given: Embedder | None) -> Genome:
+    """The genome ``namespace`` is read with when none is named (see
+    :func:`~mragent.core.genome.default_genome`)."""
+    rows = store.run("get_space", {"ns": namespace})
+    embedder = space_embedder(namespace, rows[0] if rows else None, given, "read")
+    return default_genome(embedder.identity.lexical)
