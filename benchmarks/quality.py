@@ -58,6 +58,7 @@ def run_bench(dataset: str, embedder: str, data: Path, home: Path) -> dict[str, 
     command = [
         "mragent", "bench", "--dataset", dataset, "--path", str(data / questions),
         "--corpus", str(data / pool), "--embedder", embedder, "--no-negative",
+        "--unanswerable", "0",
         "--out", str(out),
     ]  # fmt: skip
     env = {**os.environ, "MRAGENT_HOME": str(home), "MRAGENT_PRINCIPAL": "human:quality"}

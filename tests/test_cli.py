@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 import mragent
 from mragent.cli import app
-from mragent.core.genome import GENES, PRESETS
+from mragent.core.genome import GENES, PRESETS, Genome
 from mragent.core.store import open_store
 from mragent.memory.ingest import namespace_stats
 
@@ -134,13 +134,19 @@ def test_genome_list_and_show() -> None:
     assert max(len(line) for line in listed.output.splitlines()) <= 80
     for spec in GENES:
         assert spec.name in listed.output and spec.doc.split()[-1] in listed.output
-    presets = listed.output.split("presets (", 1)[1].splitlines()
-    header = next(line.split() for line in presets if line.split()[:1] == ["gene"])
+    # The presets come as tables of a few presets each, side by side in rows.
+    header, rows = ["gene"], {}
+    for table in listed.output.split("presets (")[1:]:
+        lines = table.split("Without --genome")[0].splitlines()
+        header += next(line.split() for line in lines if line.split()[:1] == ["gene"])[1:]
+        for line in lines:
+            if line.split()[:1] and line.split()[0] in Genome.model_fields:
+                rows.setdefault(line.split()[0], []).extend(line.split()[1:])
     assert header == ["gene", *PRESETS]
-    rows = {line.split()[0]: line.split()[1:] for line in presets if line.split()[:1]}
     for i, preset in enumerate(PRESETS.values()):
         for gene, value in preset.to_json_dict().items():
             assert rows[gene][i] == str(value), (gene, i)
+    assert "real-model" in listed.output.split("Without --genome")[1]
     shown = runner.invoke(app, ["genome", "show", "fast"])
     assert json.loads(shown.output)["traversalDepth"] == 1
 

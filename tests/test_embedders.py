@@ -50,7 +50,7 @@ from mragent.core.errors import (
     EmbedderUnavailable,
     EmbeddingMismatch,
 )
-from mragent.core.genome import Genome
+from mragent.core.genome import PRESETS, REAL_MODEL, Genome
 from mragent.core.retrieval.passage_dense import DensePassages
 from mragent.core.store import open_store
 from mragent.core.store.base import GraphStore
@@ -594,3 +594,22 @@ def test_bench_and_evolve_derive_a_namespace_per_embedder() -> None:
     assert embedder_namespace(derived, None, HashingEmbedder()) == derived
     assert embedder_namespace(derived, None, HashingEmbedder(64)) == f"{derived}-hashing-64"
     assert embedder_namespace(derived, "mine", HashingEmbedder(64)) == derived  # --ns kept
+
+
+def test_a_namespace_a_real_model_stamped_reads_with_the_real_model_default(
+    private_graph: Callable[[], GraphStore],
+) -> None:
+    model = real_model("model")
+    question = (
+        "In which town did the craftsman behind the church's pipe instrument come into the world?"
+    )
+    with private_graph() as store:
+        ingest(store, parse_corpus(PARAPHRASE_CORPUS), "stamped", embedder=model)
+        ingest(store, parse_corpus(PARAPHRASE_CORPUS), "hashed")
+        real, hashed = Memory(store, "stamped", index_dir=None), Memory(store, "hashed")
+        assert real.default_genome == PRESETS[REAL_MODEL] and real.default_genome.rounds == 2
+        assert hashed.default_genome == PRESETS["default"]
+        two, one = real.reconstruct(question), hashed.reconstruct(question)
+    assert two.round_trips == 2 and one.round_trips == 1
+    # The second round trip follows the organ's builder to his birthplace.
+    assert set(two.retrieved_keys[:2]) == {"organ", "brook"}

@@ -11,6 +11,8 @@ from rich.table import Table
 from mragent.cli.common import JsonOption, cli_errors, emit_json, out
 from mragent.core.genome import GENES, PRESETS, REAL_MODEL, load_genome
 
+PRESETS_PER_TABLE = 4
+
 app = typer.Typer(help="Show the genes, their ranges and the presets.", no_args_is_help=True)
 
 
@@ -37,13 +39,17 @@ def list_genes(as_json: JsonOption = False) -> None:
     for spec in GENES:
         genes.add_row(spec.name, spec.stage, f"{spec.kind} {spec.describe_range()}", spec.doc)
     out.print(genes)
-    presets = Table(title="presets (mragent genome show NAME)", box=box.SIMPLE_HEAD)
-    presets.add_column("gene", no_wrap=True)
-    for name in PRESETS:
-        presets.add_column(name, overflow="fold")
-    for spec in GENES:
-        presets.add_row(spec.name, *(str(values[name][spec.name]) for name in PRESETS))
-    out.print(presets)
+    names = list(PRESETS)
+    # Four presets a table: five columns of "evidence-first" do not fit 80 columns whole.
+    for first in range(0, len(names), PRESETS_PER_TABLE):
+        shown = names[first : first + PRESETS_PER_TABLE]
+        presets = Table(title="presets (mragent genome show NAME)", box=box.SIMPLE_HEAD)
+        presets.add_column("gene", no_wrap=True)
+        for name in shown:
+            presets.add_column(name, overflow="fold")
+        for spec in GENES:
+            presets.add_row(spec.name, *(str(values[name][spec.name]) for name in shown))
+        out.print(presets)
     out.print(
         f"Without --genome, a namespace stamped with a real model is read with {REAL_MODEL}, "
         "one stamped with the hashing embedder with default."
