@@ -35,6 +35,10 @@ from mragent.core.view import ReadView
 from mragent.memory.live_index import LiveIndex
 
 ENTRY_FLOOR = 0.05  # the entry score of the least valued cue a round enters at
+# Contents a later round trip returns, per content the context holds: twice the first
+# round's pool (on MuSiQue-100 with e5-small, 40 keep every chain the unbounded
+# fetch finds; 20 lose half a point of R@5).
+LATER_LIMIT = 2 * POOL_FACTOR
 
 
 @dataclass
@@ -177,7 +181,8 @@ def later_rounds(
             return
         found = traverse(
             store, ns, view, hits, genome,
-            bridges=False, entries=len(hits), limit=len(hits) * genome.tagFanout, depth=1,
+            bridges=False, entries=len(hits), limit=LATER_LIMIT * genome.maxContent, depth=1,
+            hand_on=len(state.traversals) + 1 < genome.rounds,
         )  # fmt: skip
         if found is None:
             return

@@ -106,6 +106,7 @@ def traverse_params(
     bridges: bool = True,
     entries: int | None = None,
     limit: int | None = None,
+    hand_on: bool | None = None,
 ) -> dict[str, Any]:
     """The ``traverse.cypher`` parameters for one question (see :func:`traverse`)."""
     return {
@@ -120,7 +121,7 @@ def traverse_params(
         "limit": genome.maxContent * POOL_FACTOR if limit is None else limit,
         "paths_per_content": TRAILS_PER_CONTENT,
         "bridges": bridges and genome.traversalDepth >= 2,
-        "hand_refs": HAND_REFS if genome.rounds > 1 else 0,
+        "hand_refs": HAND_REFS if (genome.rounds > 1 if hand_on is None else hand_on) else 0,
     }
 
 
@@ -135,6 +136,7 @@ def traverse(
     entries: int | None = None,
     limit: int | None = None,
     depth: int | None = None,
+    hand_on: bool | None = None,
 ) -> Traversal | None:
     """Confirm entry candidates, expand them into contents, walk the seeds' bridges.
 
@@ -151,6 +153,9 @@ def traverse(
         limit: How many contents come back (default maxContent x POOL_FACTOR).
         depth: The LINKED_TO depth (default the genome's traversalDepth; a later
             round reads the handed tags' own contents, depth 1).
+        hand_on: Whether the contents come with the tags they would hand on to a
+            later round (default: when the genome has more than one round; the last
+            round has none to hand them to).
 
     Returns:
         The round trip's answer, or None when the namespace no longer exists.
@@ -158,7 +163,14 @@ def traverse(
     rows = store.run(
         "traverse",
         traverse_params(
-            ns, view, candidates, genome, bridges=bridges, entries=entries, limit=limit
+            ns,
+            view,
+            candidates,
+            genome,
+            bridges=bridges,
+            entries=entries,
+            limit=limit,
+            hand_on=hand_on,
         ),
         depth=genome.traversalDepth if depth is None else depth,
         rank=rank_property(view),
