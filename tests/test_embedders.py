@@ -426,14 +426,17 @@ PARAPHRASE_CORPUS = {
 }  # fmt: skip
 
 
+PARAPHRASE_QUESTION = (
+    "In which town did the craftsman behind the church's pipe instrument come into the world?"
+)
+
+
 def test_a_paraphrased_first_hop_passage_enters_the_graph_densely(
     private_graph: Callable[[], GraphStore],
 ) -> None:
     model = real_model("model")
     # No word of the question is in the first-hop passage: only its meaning is.
-    question = (
-        "In which town did the craftsman behind the church's pipe instrument come into the world?"
-    )
+    question = PARAPHRASE_QUESTION
     genome = Genome(cueK=2, traversalDepth=2)
     with private_graph() as store:
         ingest(store, parse_corpus(PARAPHRASE_CORPUS), "paraphrase", embedder=model)
@@ -600,9 +603,7 @@ def test_a_namespace_a_real_model_stamped_reads_with_the_real_model_default(
     private_graph: Callable[[], GraphStore],
 ) -> None:
     model = real_model("model")
-    question = (
-        "In which town did the craftsman behind the church's pipe instrument come into the world?"
-    )
+    question = PARAPHRASE_QUESTION
     with private_graph() as store:
         ingest(store, parse_corpus(PARAPHRASE_CORPUS), "stamped", embedder=model)
         ingest(store, parse_corpus(PARAPHRASE_CORPUS), "hashed")

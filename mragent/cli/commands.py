@@ -120,7 +120,7 @@ COMMANDS: dict[str, CommandEntry] = {
     ),
     "db": CommandEntry("mragent.cli.db", "app", "Start, stop and inspect the embedded FalkorDB."),
     "genome": CommandEntry(
-        "mragent.cli.genome", "app", "Show the ten genes, their ranges and the presets."
+        "mragent.cli.genome", "app", "Show the genes, their ranges and the presets."
     ),
     "review": CommandEntry(
         "mragent.cli.review", "review_app", "Review what agents wrote, corrected and forgot."
