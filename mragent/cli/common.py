@@ -43,8 +43,8 @@ from mragent.core.errors import (
     WriteRefused,
 )
 from mragent.core.store.base import GraphStore
+from mragent.core.times import parse_time
 from mragent.core.view import DEFAULT_SCOPE, ReadView
-from mragent.memory.records import parse_time
 
 # No emoji codes: a memory text with ":thumbs_up:" in it is printed as it is.
 console = Console(stderr=True, emoji=False)

@@ -30,6 +30,7 @@ from typing import Any
 
 from mragent.core.corpus import MAX_TEXT, Content, Corpus, clean_name, clean_text
 from mragent.core.errors import ConfigError, WriteRefused
+from mragent.core.times import check_time
 from mragent.core.view import DEFAULT_SCOPE, validate_scope
 from mragent.memory.ingest import WriteStamp, build_batches, new_id, prepare_write, text_hash
 from mragent.memory.principal import Principal
@@ -106,6 +107,7 @@ class Memories(MemoryReview):
             AccessDenied: for a scope outside the principal's write grants.
         """
         validate_scope(scope)
+        valid = _valid_time(valid_from, valid_to)
         principal.check_write(scope)
         memory_id = new_id()
         content = _content(memory_id, text, title, source, tags, cues)
@@ -116,7 +118,6 @@ class Memories(MemoryReview):
             if same is not None:
                 return same
             deps = self._live_dependencies(depends_on, scope)
-            valid = (valid_from, valid_to)
             return self._remember(content, principal, scope, deps, valid, readmitted)
 
     def _remember(
@@ -168,6 +169,7 @@ class Memories(MemoryReview):
                 the new text is identical to a forgotten memory (unless ``readmit``).
             AccessDenied: for a scope outside the principal's write grants.
         """
+        valid = _valid_time(valid_from, valid_to)
         principal.check_write(scope)
         with self.audit.exclusive():
             old = self.get(memory_id, scope)
@@ -177,7 +179,7 @@ class Memories(MemoryReview):
             new = new_id()
             content = _content(new, text, old.title, old.source, old.given_tags, old.given_cues)
             _, readmitted = self._identical(content.text, scope, readmit)
-            return self._correct(old, content, principal, scope, (valid_from, valid_to), readmitted)
+            return self._correct(old, content, principal, scope, valid, readmitted)
 
     def _correct(
         self,
@@ -320,6 +322,16 @@ class Memories(MemoryReview):
             if record.forgotten:
                 raise WriteRefused(f"dependency {dep!r} was forgotten")
         return list(dict.fromkeys(ids))
+
+
+def _valid_time(start: object, end: object) -> tuple[float | None, float | None]:
+    """The valid time of a write, checked before anything is read or written.
+
+    Raises:
+        ConfigError: naming ``valid_from`` or ``valid_to``, for a value that is not
+            a finite time (text, nan, inf).
+    """
+    return check_time(start, "valid_from"), check_time(end, "valid_to")
 
 
 def _content(
