@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from mragent.core.corpus import MAX_TEXT, Content, Corpus, clean_name, clean_text
+from mragent.core.corpus import Content, Corpus, checked_body, checked_name, checked_names
 from mragent.core.errors import ConfigError, WriteRefused
 from mragent.core.times import check_time
 from mragent.core.view import DEFAULT_SCOPE, validate_scope
@@ -342,33 +342,23 @@ def _content(
     tags: Sequence[str] | None,
     cues: Sequence[str] | None,
 ) -> Content:
-    """The content a new version is built from: checked and normalised as a corpus
-    record is (:func:`~mragent.core.corpus.clean_name`), given tags and cues kept.
+    """The content a new version is built from: checked, bounded and normalised as a
+    corpus record is (:func:`~mragent.core.corpus.checked_name`, the same limits as
+    ingest), given tags and cues kept.
 
     Raises:
         ConfigError: naming the option, for empty or oversized text or a value
             that cannot be stored.
     """
     try:
-        text = clean_text(text, "the memory text")
-        names = {
-            "--title": [title] if title else [],
-            "--source": [source] if source else [],
-            "--tag": list(tags or []),
-            "--cue": list(cues or []),
-        }
-        clean = {key: [clean_name(v, key) for v in values] for key, values in names.items()}
+        return Content(
+            key=key,
+            text=checked_body(text, "the memory text"),
+            # An empty title or source means none, as an absent option does.
+            title=checked_name(title, "--title") if title not in (None, "") else None,
+            tags=checked_names(tags, "--tag") if tags is not None else None,
+            cues=checked_names(cues, "--cue") if cues is not None else None,
+            source=checked_name(source, "--source") if source not in (None, "") else None,
+        )
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
-    if not text.strip():
-        raise ConfigError("the memory text is empty")
-    if len(text) > MAX_TEXT:
-        raise ConfigError(f"the memory text has {len(text)} characters; the limit is {MAX_TEXT}")
-    return Content(
-        key=key,
-        text=text,
-        title=clean["--title"][0] if clean["--title"] else None,
-        tags=tuple(dict.fromkeys(clean["--tag"])) if tags is not None else None,
-        cues=tuple(dict.fromkeys(clean["--cue"])) if cues is not None else None,
-        source=clean["--source"][0] if clean["--source"] else None,
-    )
