@@ -91,6 +91,24 @@ CORPORA: list[tuple[str, bytes, str]] = [
         "contents[1]: duplicate id ' a'",
     ),
     ("trailing comma", b'{"contents":[{"id":"a","text":"x"},]}', "malformed JSON at line 1"),
+    ("unknown field", _corpus(tag=["Acme"]), "contents[0]: unknown field 'tag'"),
+    (
+        "unknown question field",
+        json.dumps(
+            {"contents": [GOOD], "questions": [{"id": "q", "question": "Who?", "answr": "x"}]}
+        ).encode(),
+        "questions[0]: unknown field 'answr'",
+    ),
+    (
+        "duplicate key",
+        b'{"contents":[{"id":"a","text":"Acme was founded.","text":"Acme was sold."}]}',
+        "record contents[0]: key 'text' appears twice",
+    ),
+    (
+        "duplicate key in a later record",
+        b'{"contents":[{"id":"a","text":"x"},{"id":"b","id":"c","text":"y"}]}',
+        "record contents[1]: key 'id' appears twice",
+    ),
 ]
 
 
@@ -113,7 +131,7 @@ def test_bad_corpus_exits_2_naming_it_and_writes_nothing(
     [
         (["remember", "Acme\u0000 was founded."], "the memory text contains a NUL"),
         (["remember", "Acme \udcff was founded."], "lone surrogate"),
-        (["remember", "Acme was founded.", "--tag", "x\u0000"], "--tag contains a NUL"),
+        (["remember", "Acme was founded.", "--tag", "x\u0000"], "--tag[0] contains a NUL"),
         (["remember", "Acme was founded.", "--title", "\u0007bell"], "--title contains a control"),
         (["remember", "Acme was founded.", "--ns", "nl\n"], "namespace 'nl\\n' is invalid"),
         (["remember", "Acme was founded.", "--scope", "team\n"], "--scope 'team\\n'"),

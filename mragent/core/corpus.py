@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import json
 import re
+import stat
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,6 +45,11 @@ FORMAT = "mragent-corpus/1"
 MAX_TEXT = 20_000
 MAX_NAME = 200
 MAX_NAMES = 1_000  # tags or cues given to one content
+CONTENT_FIELDS = frozenset({"id", "text", "title", "tags", "cues", "source"})
+LINK_FIELDS = frozenset({"from", "to", "weight"})
+QUESTION_FIELDS = frozenset(
+    {"id", "question", "answer", "aliases", "supporting", "kind", "answerable"}
+)
 MAX_FILE_BYTES = 512 * 1024 * 1024
 NAMESPACE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 # Control characters (C0, DEL, C1) have no place in a name; text keeps \t and \n.
@@ -201,11 +207,18 @@ def _refuse_unstorable(value: str, field: str) -> None:
 class _Reader:
     """Field access that reports the file and record on every failure."""
 
-    def __init__(self, path: str, where: str, record: Any) -> None:
+    def __init__(
+        self, path: str, where: str, record: Any, fields: frozenset[str] | None = None
+    ) -> None:
         self.path, self.where = path, where
         if not isinstance(record, dict):
             self.fail(f"must be an object, got {type(record).__name__}")
         self.record: dict[str, Any] = record
+        # The project's own format names every field: an unknown one is a typo
+        # ("tag", "titel") that would otherwise be dropped without a word.
+        unknown = sorted(set(record) - fields) if fields is not None else []
+        if unknown:
+            self.fail(f"unknown field {unknown[0]!r} (known: {', '.join(sorted(fields or ()))})")
 
     def fail(self, message: str) -> NoReturn:
         raise CorpusError(self.path, self.where, message)
@@ -254,13 +267,30 @@ class _Reader:
         return float(value)
 
 
+def check_input_file(path: Path) -> None:
+    """Refuse an input that is no regular file or is too large, before it is opened:
+    ``/dev/zero`` would be read forever and a FIFO would block the open.
+
+    Raises:
+        CorpusError: naming the file.
+        OSError: when it cannot be examined (the caller names the file).
+    """
+    info = path.stat()
+    if not stat.S_ISREG(info.st_mode):
+        kind = "a directory" if stat.S_ISDIR(info.st_mode) else "a device, FIFO or socket"
+        raise CorpusError(str(path), None, f"is {kind}, not a regular file")
+    if info.st_size > MAX_FILE_BYTES:
+        raise CorpusError(str(path), None, f"file is {info.st_size} bytes (limit {MAX_FILE_BYTES})")
+
+
 def load_json(path: Path) -> Any:
     """Read a JSON file, turning every failure into a one-line CorpusError."""
     try:
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise CorpusError(str(path), None, f"file is {size} bytes (limit {MAX_FILE_BYTES})")
-        raw = path.read_bytes()
+        check_input_file(path)
+        with open(path, "rb") as handle:
+            raw = handle.read(MAX_FILE_BYTES + 1)
+        if len(raw) > MAX_FILE_BYTES:
+            raise CorpusError(str(path), None, f"file is over {MAX_FILE_BYTES} bytes")
     except OSError as exc:
         raise CorpusError(str(path), None, f"cannot read: {exc.strerror or exc}") from None
     try:
@@ -298,7 +328,7 @@ class CorpusChecker:
 
     def content(self, index: int, raw: Any) -> Content:
         """The validated content of ``contents[index]``."""
-        r = _Reader(self.path, f"contents[{index}]", raw)
+        r = _Reader(self.path, f"contents[{index}]", raw, CONTENT_FIELDS)
         key = r.text("id")
         earlier = self.keys.get(key)
         if earlier is not None:
@@ -322,7 +352,7 @@ class CorpusChecker:
         )
 
     def link(self, index: int, raw: Any) -> Link:
-        r = _Reader(self.path, f"links[{index}]", raw)
+        r = _Reader(self.path, f"links[{index}]", raw, LINK_FIELDS)
         return Link(r.text("from"), r.text("to"), r.number("weight", 1.0))
 
     def questions(self, items: Any) -> list[Question]:
@@ -360,7 +390,7 @@ def parse_questions(items: Any, path: str, content_keys: set[str]) -> list[Quest
     out = []
     ids: set[str] = set()
     for i, raw in enumerate(items):
-        r = _Reader(path, f"questions[{i}]", raw)
+        r = _Reader(path, f"questions[{i}]", raw, QUESTION_FIELDS)
         qid = r.text("id")
         if qid in ids:
             r.fail(f"duplicate question id {qid!r}")
