@@ -32,7 +32,15 @@ from mragent.core.corpus import Content, Corpus, checked_body, checked_name, che
 from mragent.core.errors import ConfigError, WriteRefused
 from mragent.core.times import check_time
 from mragent.core.view import DEFAULT_SCOPE, validate_scope
-from mragent.memory.ingest import WriteStamp, build_batches, new_id, prepare_write, text_hash
+from mragent.memory.ingest import (
+    WriteStamp,
+    build_batches,
+    forget_key,
+    new_id,
+    prepare_write,
+    refuse_forgotten,
+    text_hash,
+)
 from mragent.memory.principal import Principal
 from mragent.memory.records import MemoryRecord
 from mragent.memory.review import MemoryReview
@@ -296,20 +304,18 @@ class Memories(MemoryReview):
         Raises:
             WriteRefused: when identical text was forgotten and ``readmit`` is not set.
         """
-        existing = self.store.run(
-            "memory_find_hash", {"ns": self.ns, "scopes": [scope], "hash": text_hash(text)}
+        hashed = text_hash(text)
+        readmitted = refuse_forgotten(
+            self.store, self.ns, scope, {forget_key(text): 0}, readmit, None, {hashed: 0}
         )
-        tombstones = [row for row in existing if row["forgotten_at"] is not None]
-        if tombstones and not readmit:
-            raise WriteRefused(
-                f"identical text was forgotten (memory {tombstones[-1]['lineage']}); "
-                "re-admit it explicitly (--readmit) to remember it again"
-            )
+        existing = self.store.run(
+            "memory_find_hash", {"ns": self.ns, "scopes": [scope], "hash": hashed}
+        )
         for row in existing:
             if row["forgotten_at"] is None and row["superseded_at"] is None:
                 same = WriteResult(row["id"], row["lineage"], row["trust"], created=False)
-                return same, bool(tombstones)
-        return None, bool(tombstones)
+                return same, readmitted
+        return None, readmitted
 
     def _live_dependencies(self, ids: Sequence[str], scope: str) -> list[str]:
         if len(ids) > MAX_DEPENDENCIES:
