@@ -97,3 +97,20 @@ def test_one_scope_string_is_one_scope(memory: MemorySession) -> None:
     with open_memory(memory.ns, principal="agent:bot", store=memory.store,
                      read_scopes="ops") as other:  # fmt: skip
         assert other.read_scopes == ("ops",)
+
+
+@pytest.mark.parametrize(
+    ("options", "needle"),
+    [
+        ({"principal": 5}, "principal must be a string, got int"),
+        ({"token": 5}, "token must be a string, got int"),
+        ({"genome": 5}, "genome must be Genome or str or None, got int"),
+        ({"embedder": 5}, "embedder must be an Embedder or a spec string, got int"),
+        ({"audit_log": 5}, "audit_log must be Path or str or None, got int"),
+    ],
+)
+def test_open_memory_checks_its_argument_types(
+    falkor_store: GraphStore, options: dict, needle: str
+) -> None:
+    with pytest.raises(ArgumentError, match=needle):
+        open_memory("t-types", store=falkor_store, **{"principal": "agent:bot", **options})

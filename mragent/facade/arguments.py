@@ -51,3 +51,10 @@ def flag(value: object, argument: str) -> bool:
     if not isinstance(value, bool):
         raise ArgumentError(f"{argument} must be True or False, got {type(value).__name__}")
     return value
+
+
+def one_of(value: object, kinds: tuple[type, ...], argument: str) -> None:
+    """Refuse ``value`` unless it is None or one of ``kinds``."""
+    if value is not None and not isinstance(value, kinds):
+        allowed = " or ".join(kind.__name__ for kind in kinds)
+        raise ArgumentError(f"{argument} must be {allowed} or None, got {type(value).__name__}")
