@@ -185,6 +185,19 @@ def test_an_edited_checkpoint_generation_is_refused(tmp_path: Path) -> None:
     assert "\n" not in str(info.value) and str(path) in str(info.value)
 
 
+def test_an_infinite_number_in_a_checkpoint_is_refused(tmp_path: Path) -> None:
+    study = _study()
+    study.optimize()
+    path = tmp_path / "checkpoint.json"
+    save_checkpoint(path, study, {"seed": 5})
+    state = json.loads(path.read_text())
+    state["rng_state"][1][0] = 1e400  # written as 1e400: read back as infinity
+    path.write_text(json.dumps(state).replace("Infinity", "1e400"))
+    with pytest.raises(CorpusError, match="corrupt checkpoint") as info:
+        load_checkpoint(path, _study(), {"seed": 5})
+    assert "\n" not in str(info.value)
+
+
 # -- property-based ------------------------------------------------------------------
 
 JSON = st.recursive(
