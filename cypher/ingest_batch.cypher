@@ -41,7 +41,7 @@ CALL {
   WITH $contents[i] AS rec, i, v
   MERGE (m:Content {ns: $ns, scope: $scope, key: rec.key})
   ON CREATE SET m.id = rec.id, m.text = rec.text, m.title = rec.title,
-    m.source = rec.source, m.hash = rec.hash, m.principal = rec.principal,
+    m.source = rec.source, m.hash = rec.hash, m.fhash = rec.fhash, m.principal = rec.principal,
     m.trust = rec.trust, m.lineage = rec.lineage, m.recorded_at = rec.recorded_at,
     m.valid_from = rec.valid_from, m.valid_to = rec.valid_to,
     m.given_tags = rec.given_tags, m.given_cues = rec.given_cues,

@@ -1,7 +1,8 @@
 // memory_restore: write imported memory versions with their whole stored state.
 // params: ns, scope, records
 // returns: id, version
-// `records` are MemoryRecord rows with their `seal` (audit key HMAC, made by the
+// `records` are MemoryRecord rows with their `seal` and `fhash` (the forget key of
+// the text, null once purged) (audit key HMAC, made by the
 // importer for the target namespace). Each version is merged on its id within the
 // scope and created with every property at once, lifecycle included
 // (superseded_at, forgotten_at, forget_reason, forgotten_by, purged_at, reviews), before import
@@ -15,7 +16,7 @@ WITH space
 UNWIND $records AS rec
 MERGE (m:Content {ns: $ns, scope: $scope, id: rec.id})
 ON CREATE SET m.key = rec.key, m.text = rec.text, m.title = rec.title,
-  m.source = rec.source, m.hash = rec.hash, m.principal = rec.principal,
+  m.source = rec.source, m.hash = rec.hash, m.fhash = rec.fhash, m.principal = rec.principal,
   m.trust = rec.trust, m.lineage = rec.lineage, m.recorded_at = rec.recorded_at,
   m.superseded_at = rec.superseded_at, m.valid_from = rec.valid_from,
   m.valid_to = rec.valid_to, m.forgotten_at = rec.forgotten_at,

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import redis
+from probes_input import PROBES as INPUT_PROBES  # scripts/ is on the path of a script
 
 from mragent.core.errors import BackendUnavailable
 from mragent.core.store import embedded, open_store
@@ -846,6 +847,7 @@ PROBES: list[Callable[[Lab], None]] = [
     probe_revocation,
     probe_purge_residue,
     probe_index_copies,
+    *INPUT_PROBES,
 ]
 
 

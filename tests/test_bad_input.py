@@ -91,6 +91,24 @@ CORPORA: list[tuple[str, bytes, str]] = [
         "contents[1]: duplicate id ' a'",
     ),
     ("trailing comma", b'{"contents":[{"id":"a","text":"x"},]}', "malformed JSON at line 1"),
+    ("unknown field", _corpus(tag=["Acme"]), "contents[0]: unknown field 'tag'"),
+    (
+        "unknown question field",
+        json.dumps(
+            {"contents": [GOOD], "questions": [{"id": "q", "question": "Who?", "answr": "x"}]}
+        ).encode(),
+        "questions[0]: unknown field 'answr'",
+    ),
+    (
+        "duplicate key",
+        b'{"contents":[{"id":"a","text":"Acme was founded.","text":"Acme was sold."}]}',
+        "record contents[0]: key 'text' appears twice",
+    ),
+    (
+        "duplicate key in a later record",
+        b'{"contents":[{"id":"a","text":"x"},{"id":"b","id":"c","text":"y"}]}',
+        "record contents[1]: key 'id' appears twice",
+    ),
 ]
 
 
@@ -113,7 +131,7 @@ def test_bad_corpus_exits_2_naming_it_and_writes_nothing(
     [
         (["remember", "Acme\u0000 was founded."], "the memory text contains a NUL"),
         (["remember", "Acme \udcff was founded."], "lone surrogate"),
-        (["remember", "Acme was founded.", "--tag", "x\u0000"], "--tag contains a NUL"),
+        (["remember", "Acme was founded.", "--tag", "x\u0000"], "--tag[0] contains a NUL"),
         (["remember", "Acme was founded.", "--title", "\u0007bell"], "--title contains a control"),
         (["remember", "Acme was founded.", "--ns", "nl\n"], "namespace 'nl\\n' is invalid"),
         (["remember", "Acme was founded.", "--scope", "team\n"], "--scope 'team\\n'"),
@@ -165,6 +183,19 @@ def test_an_edited_checkpoint_generation_is_refused(tmp_path: Path) -> None:
     with pytest.raises(CorpusError, match="generation 999 does not match the logbook") as info:
         load_checkpoint(path, _study(), {"seed": 5})
     assert "\n" not in str(info.value) and str(path) in str(info.value)
+
+
+def test_an_infinite_number_in_a_checkpoint_is_refused(tmp_path: Path) -> None:
+    study = _study()
+    study.optimize()
+    path = tmp_path / "checkpoint.json"
+    save_checkpoint(path, study, {"seed": 5})
+    state = json.loads(path.read_text())
+    state["rng_state"][1][0] = 1e400  # written as 1e400: read back as infinity
+    path.write_text(json.dumps(state).replace("Infinity", "1e400"))
+    with pytest.raises(CorpusError, match="corrupt checkpoint") as info:
+        load_checkpoint(path, _study(), {"seed": 5})
+    assert "\n" not in str(info.value)
 
 
 # -- property-based ------------------------------------------------------------------

@@ -31,6 +31,7 @@ from mragent.core.genome import Genome
 from mragent.core.retrieval.abstention import AbstentionRule, fit_rule
 from mragent.core.retrieval.evidence import FEATURES
 from mragent.core.store.base import GraphStore
+from mragent.memory.principal import BENCH, Principal
 from mragent.memory.reader import Memory
 
 
@@ -174,6 +175,7 @@ def run_abstention(
     seed: int,
     embedder: Embedder | None = None,
     rule: AbstentionRule | None = None,
+    principal: Principal = BENCH,
 ) -> AbstentionReport:
     """Build the variants, reconstruct, fit on the training side (unless ``rule``).
 
@@ -187,11 +189,12 @@ def run_abstention(
         seed: Picks the variants and their removed passages.
         embedder: The namespace's embedder (default: the stamped one).
         rule: A fitted rule to judge instead of fitting one.
+        principal: Who writes the variant namespace (as :func:`ensure_ingested`).
     """
     train, held_out = split
     variants = sample_variants(train, held_out, sample, seed)
     vns = variant_namespace(ns, variants)
-    ensure_ingested(store, without_removed(corpus, variants), vns, embedder)
+    ensure_ingested(store, without_removed(corpus, variants), vns, embedder, principal=principal)
     memory = Memory(store, ns, embedder=embedder)
     outcomes = collect(memory, Memory(store, vns, embedder=embedder), corpus.questions,
                        variants, genome)  # fmt: skip

@@ -25,25 +25,37 @@ from mragent.core.retrieval.abstention import AbstentionRule
 from mragent.core.store.base import GraphStore
 from mragent.memory.audit import AuditLog
 from mragent.memory.ingest import ingest, namespace_stats
-from mragent.memory.principal import BENCH
+from mragent.memory.principal import BENCH, Principal
 from mragent.memory.reader import Memory
 from mragent.memory.space import space_embedder
 
 
 def ensure_ingested(
-    store: GraphStore, corpus: Corpus, ns: str, embedder: Embedder | None = None
+    store: GraphStore,
+    corpus: Corpus,
+    ns: str,
+    embedder: Embedder | None = None,
+    *,
+    principal: Principal = BENCH,
 ) -> bool:
     """Ingest ``corpus`` into ``ns`` with ``embedder`` unless it already holds contents.
 
+    Args:
+        store, corpus, ns, embedder: Where, what, and embedded by which model.
+        principal: Who the ingest is written and audited as: the caller on the
+            command line (its write grants apply, an agent's memories start
+            pending); ``system:bench`` for the tool's own namespaces.
+
     Raises:
         EmbeddingMismatch: when ``ns`` holds contents written with another embedder.
+        AccessDenied: when ``principal`` may not write the shared scope.
     """
     if namespace_stats(store, ns).get("contents", 0) > 0:
         if embedder is not None:
             rows = store.run("get_space", {"ns": ns})
             space_embedder(ns, rows[0] if rows else None, embedder, "read")
         return False
-    ingest(store, corpus, ns, principal=BENCH, audit=AuditLog(), embedder=embedder)
+    ingest(store, corpus, ns, principal=principal, audit=AuditLog(), embedder=embedder)
     return True
 
 

@@ -22,12 +22,12 @@ labels and groups of the visible nodes; ``renderedEdges``; ``paintedPixels``;
 
 from __future__ import annotations
 
-import os
 from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mragent.apps.explain import FATE_ORDER, Entry, Fate, Trace, TracePath
+from mragent.apps.transfer_file import write_atomic
 
 if TYPE_CHECKING:
     import jinja2
@@ -348,10 +348,8 @@ def _templates() -> jinja2.Environment:
 
 
 def write_html(trace: Trace, path: Path) -> int:
-    """Write the page atomically (temporary file, then rename); returns its size in bytes."""
+    """Write the page atomically, readable by its owner only (0600: it holds memory
+    texts, as an export does); returns its size in bytes."""
     html = render_html(trace)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(html, encoding="utf-8")
-    os.replace(tmp, path)
+    write_atomic(path, html)
     return len(html.encode("utf-8"))

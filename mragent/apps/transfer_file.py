@@ -26,7 +26,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from mragent.core.corpus import MAX_TEXT, clean_name, clean_text
+from mragent.core.corpus import MAX_TEXT, check_input_file, clean_name, clean_text
 from mragent.core.embedding import EmbedderIdentity
 from mragent.core.errors import ConfigError, CorpusError
 from mragent.core.files import quarantine
@@ -101,6 +101,7 @@ def read_memories_file(path: Path | str) -> MemoriesFile:
     """
     path = Path(path)
     try:
+        check_input_file(path)
         raw = path.read_bytes()
     except FileNotFoundError:
         raise ConfigError(f"{path}: no such file") from None

@@ -26,7 +26,13 @@ from mragent.core.extract import Extractor, RuleExtractor
 from mragent.core.store.base import GraphStore
 from mragent.memory.audit import AuditLog
 from mragent.memory.audited import audited
-from mragent.memory.ingest import WriteStamp, build_batches, prepare_write, refuse_forgotten
+from mragent.memory.ingest import (
+    WriteStamp,
+    build_batches,
+    forget_key,
+    prepare_write,
+    refuse_forgotten,
+)
 from mragent.memory.principal import Principal
 from mragent.memory.records import MemoryRecord
 
@@ -146,11 +152,13 @@ def _refuse_forgotten(store: GraphStore, ns: str, data: MemoriesFile, readmit: b
     readmitted = False
     for scope in data.scopes:
         hashes: dict[str, int] = {}
+        keys: dict[str, int] = {}
         for index, record in enumerate(data.records):
-            if record.scope == scope and not record.forgotten:
+            if record.scope == scope and not record.forgotten and record.text is not None:
                 hashes.setdefault(record.hash, index)
+                keys.setdefault(forget_key(record.text), index)
         name = str(data.path)
-        readmitted |= refuse_forgotten(store, ns, scope, hashes, readmit, name)
+        readmitted |= refuse_forgotten(store, ns, scope, keys, readmit, name, hashes)
     return readmitted
 
 

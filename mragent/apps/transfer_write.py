@@ -28,7 +28,7 @@ from typing import Any
 from mragent.apps.transfer import pages
 from mragent.core.errors import MragentError, QueryError
 from mragent.core.store.base import GraphStore, Rows
-from mragent.memory.ingest import Sealer, new_id
+from mragent.memory.ingest import Sealer, forget_key, new_id
 from mragent.memory.records import MemoryRecord
 from mragent.memory.space import staging_namespace
 
@@ -118,6 +118,7 @@ def _write_plan(run: Run, ns: str, plan: Plan, seal: Sealer) -> None:
             for row in rows:  # edges go through memory_restore_edges
                 del row["supersedes"], row["depends_on"]
                 row["seal"] = seal(ns, scope, row)
+                row["fhash"] = forget_key(row["text"]) if row["text"] is not None else None
             run("memory_restore", {"ns": ns, "scope": scope, "records": rows})
     for scope, batches in plan.batches.items():
         for batch in batches:

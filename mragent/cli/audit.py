@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Annotated
 
 import typer
 
 from mragent.cli.common import AuditLogOption, DbOption, JsonOption, cli_errors, emit_json, say
+from mragent.cli.identity import ReaderOption, reader
 from mragent.cli.memory import audit_log
 from mragent.core.store import open_store
 from mragent.memory.audit_check import verify_store
-from mragent.memory.audit_records import read_records
+from mragent.memory.audit_records import AuditRecord, read_records
+from mragent.memory.principal import Principal
 
 audit_app = typer.Typer(help="Check and read the hash-chained audit log.", no_args_is_help=True)
 
@@ -70,11 +73,18 @@ def show_command(
     audit: AuditLogOption = None,
     ns: NamespacesOption = None,
     last: Annotated[int, typer.Option(min=1, help="Show the newest N records.")] = 20,
+    principal: ReaderOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Print the newest audit records (optionally of some namespaces); --json: one list."""
+    """Print the newest audit records (optionally of some namespaces); --json: one list.
+
+    A reader with read grants (an agent) sees the target, hashes and details (reasons)
+    only of its own records and those of the scopes it may read."""
     with cli_errors():
-        records = [r for r in read_records(audit_log(audit).path) if not ns or r.ns in ns]
+        who = reader(principal)
+        records = [
+            _visible(r, who) for r in read_records(audit_log(audit).path) if not ns or r.ns in ns
+        ]
         if as_json:
             emit_json([record.as_dict() for record in records[-last:]])
             return
@@ -83,3 +93,18 @@ def show_command(
                 f"{record.seq:>6}  {record.time}  {record.ns}  {record.principal}  "
                 f"{record.action} {record.target}"
             )
+
+
+HIDDEN = "(hidden: outside your read grants)"
+
+
+def _visible(record: AuditRecord, who: Principal | None) -> AuditRecord:
+    """``record`` as ``who`` may see it: whole for a reader of every scope, for the
+    record's own principal and for a record of a scope ``who`` reads; otherwise
+    without its target, hashes and details (the memory ids and reasons of others)."""
+    if who is None or who.read is None or record.principal == str(who):
+        return record
+    scope = (record.detail or {}).get("scope")
+    if isinstance(scope, str) and scope in who.read:
+        return record
+    return replace(record, target=HIDDEN, before=None, after=None, detail=None)

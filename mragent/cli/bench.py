@@ -39,7 +39,7 @@ from mragent.cli.common import (
     out,
     say,
 )
-from mragent.cli.identity import granted_view
+from mragent.cli.identity import corpus_writer, granted_view
 from mragent.core.embedding.cache import cached
 from mragent.core.genome import load_genome
 from mragent.core.retrieval.abstention import AbstentionRule
@@ -99,6 +99,7 @@ def bench_command(
     control does not find its live counterpart, which would make the evaluation vacuous)."""
     with cli_errors():
         granted_view(None, ReadView())  # the caller reads the shared scope
+        who = corpus_writer(None)
         given = load_genome(genome) if genome else None
         rule = AbstentionRule.load(abstention) if abstention else None
         data, namespace, path = load_questions(
@@ -107,7 +108,7 @@ def bench_command(
         model = cached(chosen_embedder(embedder))
         namespace = embedder_namespace(namespace, ns, model)
         with open_store(db) as store:
-            ingest_if_empty(store, data, namespace, model)
+            ingest_if_empty(store, data, namespace, model, who)
             # No --genome: the namespace's default (real-model when a real model stamped it).
             chosen = given or namespace_genome(store, namespace, model)
             with Progress(transient=True, console=console) as progress:
@@ -122,7 +123,7 @@ def bench_command(
                 split = split_questions(data.questions, DEFAULT_SPLIT, seed)
                 abstained = run_abstention(
                     store, data, namespace, chosen, split, sample=unanswerable, seed=seed,
-                    embedder=model, rule=rule,
+                    embedder=model, rule=rule, principal=who,
                 )  # fmt: skip
             neg = run_negative(store, chosen) if negative else None
             caps = store.capabilities

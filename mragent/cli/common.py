@@ -43,8 +43,9 @@ from mragent.core.errors import (
     WriteRefused,
 )
 from mragent.core.store.base import GraphStore
+from mragent.core.times import parse_time
 from mragent.core.view import DEFAULT_SCOPE, ReadView
-from mragent.memory.records import parse_time
+from mragent.memory.principal import Principal
 
 # No emoji codes: a memory text with ":thumbs_up:" in it is printed as it is.
 console = Console(stderr=True, emoji=False)
@@ -266,8 +267,12 @@ def load_questions(
 
 
 def ingest_if_empty(
-    store: GraphStore, data: Corpus, namespace: str, embedder: Embedder | None = None
+    store: GraphStore,
+    data: Corpus,
+    namespace: str,
+    embedder: Embedder | None,
+    principal: Principal,
 ) -> None:
-    """Ingest ``data`` into an empty namespace, saying so on stderr."""
-    if ensure_ingested(store, data, namespace, embedder):
+    """Ingest ``data`` into an empty namespace as ``principal``, saying so on stderr."""
+    if ensure_ingested(store, data, namespace, embedder, principal=principal):
         console.print(f"ingested {len(data.contents)} contents into {namespace!r}", highlight=False)

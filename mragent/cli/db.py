@@ -7,6 +7,7 @@ from typing import Any
 import typer
 
 from mragent.cli.common import JsonOption, cli_errors, emit_json, say
+from mragent.cli.identity import ReaderOption, require_human
 from mragent.core.paths import default_home
 from mragent.core.store import embedded
 
@@ -18,9 +19,10 @@ def _server(server: embedded.EmbeddedServer) -> dict[str, Any]:
 
 
 @app.command()
-def start(as_json: JsonOption = False) -> None:
-    """Start the embedded FalkorDB (or report the one already running)."""
+def start(principal: ReaderOption = None, as_json: JsonOption = False) -> None:
+    """Start the embedded FalkorDB (or report the one already running). Humans only."""
     with cli_errors():
+        require_human(principal, "db start")
         running = embedded.status()
         server = running or embedded.ensure_running()
         verb = "already running" if running else "started"
@@ -31,9 +33,11 @@ def start(as_json: JsonOption = False) -> None:
 
 
 @app.command()
-def stop(as_json: JsonOption = False) -> None:
-    """Stop the embedded FalkorDB, saving its data."""
+def stop(principal: ReaderOption = None, as_json: JsonOption = False) -> None:
+    """Stop the embedded FalkorDB, saving its data. Humans only: every session of
+    every principal shares it."""
     with cli_errors():
+        require_human(principal, "db stop")
         stopped = embedded.stop()
         if as_json:
             emit_json({"state": "stopped" if stopped else "not running"})

@@ -28,7 +28,7 @@ from mragent.cli.common import (
     load_questions,
     say,
 )
-from mragent.cli.identity import granted_view
+from mragent.cli.identity import corpus_writer, granted_view
 from mragent.core.embedding.cache import cached
 from mragent.core.genome import GENES, GeneSet
 from mragent.core.store import open_store
@@ -221,12 +221,13 @@ def evolve_command(
     """
     with cli_errors():
         granted_view(None, ReadView())  # the caller reads the shared scope
+        who = corpus_writer(None)
         chosen_objective = _objective(objective, dataset.value if dataset else None)
         data, namespace, path = _questions(dataset, path, corpus, ns)
         model = cached(chosen_embedder(embedder))
         namespace = embedder_namespace(namespace, ns, model)
         with open_store(db) as store:
-            ingest_if_empty(store, data, namespace, model)
+            ingest_if_empty(store, data, namespace, model, who)
             _note_fresh_start(out_dir, resume)
             options = EvolveOptions(
                 corpus_path=path,

@@ -34,7 +34,7 @@ from mragent.cli.common import (
     out,
     read_view,
 )
-from mragent.cli.identity import ReaderOption, granted_view
+from mragent.cli.identity import ReaderOption, corpus_writer, granted_view
 from mragent.core.corpus import Corpus, validate_namespace
 from mragent.core.errors import ConfigError
 from mragent.core.genome import load_genome
@@ -63,7 +63,7 @@ PersistOption = Annotated[
     typer.Option(
         "--persist",
         help=f"Store the trace as a (:Trace)-[:VISITED]->() subgraph; each namespace "
-        f"keeps its newest {TRACE_CAP}.",
+        f"keeps its newest {TRACE_CAP}. Needs a write grant on every scope read.",
     ),
 ]
 HtmlOption = Annotated[
@@ -99,12 +99,17 @@ def explain_command(
             raise ConfigError("the question is empty")
         chosen = load_genome(genome) if genome else None  # None: the namespace's default
         view = granted_view(principal, read_view(scope, include_pending, as_of))
+        who = corpus_writer(principal)
+        if persist:
+            # A stored trace holds what was read: writing it needs a write grant.
+            for read in view.scopes:
+                who.check_write(read)
         model = chosen_embedder(embedder)
         data, namespace = _memory_source(dataset and dataset.value, path, corpus, ns)
         # bench's namespace for these files and this embedder (a given --ns is kept).
         namespace = embedder_namespace(namespace, ns, model)
         with open_store(db) as store:
-            if data is not None and ensure_ingested(store, data, namespace, model):
+            if data is not None and ensure_ingested(store, data, namespace, model, principal=who):
                 console.print(
                     f"ingested {len(data.contents)} contents into {namespace!r}", highlight=False
                 )

@@ -14,7 +14,7 @@ import typer
 
 from mragent.core.view import ReadView
 from mragent.memory.auth import authenticate
-from mragent.memory.principal import Principal
+from mragent.memory.principal import BENCH, Principal
 
 _HOW = (
     "Without credentials configured it is taken as given; with credentials it must be the "
@@ -70,3 +70,28 @@ def granted_view(claimed: str | None, view: ReadView) -> ReadView:
     if who is not None:
         who.check_read(view.scopes)
     return view
+
+
+def corpus_writer(claimed: str | None) -> Principal:
+    """Who ingests the corpus ``bench``, ``evolve`` and ``explain`` derive a namespace
+    from: the authenticated caller (its write grants apply, an agent's memories start
+    pending), and ``system:bench`` only for the implicit local human (no credentials
+    and no principal named), never for an agent or a named caller.
+
+    Raises:
+        AccessDenied: a failed authentication or a claim other than the proven one.
+    """
+    who = reader(claimed)
+    return BENCH if who is None else who
+
+
+def require_human(claimed: str | None, action: str) -> None:
+    """Refuse ``action`` unless the caller is a human (or the implicit local human).
+
+    Raises:
+        WriteRefused: for an agent or system principal.
+        AccessDenied: a failed authentication or a claim other than the proven one.
+    """
+    who = reader(claimed)
+    if who is not None:
+        who.require_human(action)

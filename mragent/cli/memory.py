@@ -39,10 +39,11 @@ from mragent.cli.identity import PrincipalOption, ReaderOption, writer
 from mragent.core.corpus import validate_namespace
 from mragent.core.errors import ConfigError
 from mragent.core.store import open_store
+from mragent.core.times import parse_time
 from mragent.core.view import DEFAULT_SCOPE, validate_scope
 from mragent.facade import MemorySession, open_memory, open_review
 from mragent.memory.audit import AuditLog
-from mragent.memory.records import MemoryRecord, iso, parse_time
+from mragent.memory.records import MemoryRecord, iso
 
 IdArgument = Annotated[str, typer.Argument(help="Id of a memory version.")]
 ReasonOption = Annotated[str, typer.Option("--reason", help="Why (kept in the audit log).")]

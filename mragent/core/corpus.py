@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import json
 import re
+import stat
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,6 +44,12 @@ from mragent.core.paths import shipped
 FORMAT = "mragent-corpus/1"
 MAX_TEXT = 20_000
 MAX_NAME = 200
+MAX_NAMES = 1_000  # tags or cues given to one content
+CONTENT_FIELDS = frozenset({"id", "text", "title", "tags", "cues", "source"})
+LINK_FIELDS = frozenset({"from", "to", "weight"})
+QUESTION_FIELDS = frozenset(
+    {"id", "question", "answer", "aliases", "supporting", "kind", "answerable"}
+)
 MAX_FILE_BYTES = 512 * 1024 * 1024
 NAMESPACE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 # Control characters (C0, DEL, C1) have no place in a name; text keeps \t and \n.
@@ -138,6 +145,56 @@ def clean_name(value: str, field: str) -> str:
     return cleaned
 
 
+def checked_name(value: object, field: str, limit: int = MAX_NAME) -> str:
+    """A name (id, title, tag, cue, source) as every write path stores it: a string,
+    :func:`clean_name`'d, at most ``limit`` characters (the limits ingest applies).
+
+    Raises:
+        ValueError: naming ``field``.
+    """
+    return _bounded(clean_name(_string(value, field), field), field, limit)
+
+
+def checked_body(value: object, field: str) -> str:
+    """A free text (a memory's text, a question) as every write path stores it: a
+    string, :func:`clean_text`'d, not blank, at most :data:`MAX_TEXT` characters.
+
+    Raises:
+        ValueError: naming ``field``.
+    """
+    text = _bounded(clean_text(_string(value, field), field), field, MAX_TEXT)
+    if not text.strip():
+        raise ValueError(f"{field} is empty")
+    return text
+
+
+def checked_names(values: object, field: str) -> tuple[str, ...]:
+    """A list of names (tags, cues, aliases) each :func:`checked_name`'d, duplicates
+    dropped in order; at most :data:`MAX_NAMES` of them.
+
+    Raises:
+        ValueError: naming ``field`` and the position.
+    """
+    if isinstance(values, str) or not isinstance(values, list | tuple):
+        raise ValueError(f"{field} must be a list of strings, got {type(values).__name__}")
+    if len(values) > MAX_NAMES:
+        raise ValueError(f"{field} has {len(values)} entries (limit {MAX_NAMES})")
+    cleaned = [checked_name(item, f"{field}[{i}]") for i, item in enumerate(values)]
+    return tuple(dict.fromkeys(cleaned))
+
+
+def _string(value: object, field: str) -> str:
+    if not isinstance(value, str):
+        raise ValueError(f"{field} must be a string, got {type(value).__name__}")
+    return value
+
+
+def _bounded(value: str, field: str, limit: int) -> str:
+    if len(value) > limit:
+        raise ValueError(f"{field} is {len(value)} characters (limit {limit})")
+    return value
+
+
 def _refuse_unstorable(value: str, field: str) -> None:
     if "\x00" in value:
         raise ValueError(f"{field} contains a NUL character")
@@ -150,11 +207,18 @@ def _refuse_unstorable(value: str, field: str) -> None:
 class _Reader:
     """Field access that reports the file and record on every failure."""
 
-    def __init__(self, path: str, where: str, record: Any) -> None:
+    def __init__(
+        self, path: str, where: str, record: Any, fields: frozenset[str] | None = None
+    ) -> None:
         self.path, self.where = path, where
         if not isinstance(record, dict):
             self.fail(f"must be an object, got {type(record).__name__}")
         self.record: dict[str, Any] = record
+        # The project's own format names every field: an unknown one is a typo
+        # ("tag", "titel") that would otherwise be dropped without a word.
+        unknown = sorted(set(record) - fields) if fields is not None else []
+        if unknown:
+            self.fail(f"unknown field {unknown[0]!r} (known: {', '.join(sorted(fields or ()))})")
 
     def fail(self, message: str) -> NoReturn:
         raise CorpusError(self.path, self.where, message)
@@ -166,31 +230,24 @@ class _Reader:
         return value
 
     def optional_text(self, key: str, limit: int = MAX_NAME) -> str | None:
-        """A name-like field (id, title, source, ...): normalised by :func:`clean_name`."""
-        return self._string(key, limit, clean_name)
-
-    def body(self, key: str) -> str:
-        """A free-text field (a memory's text, a question): NFC, kept as written."""
-        value = self._string(key, MAX_TEXT, clean_text)
-        if value is None:
-            self.fail(f"missing field {key!r}")
-        if not value.strip():
-            self.fail(f"field {key!r} is empty")
-        return value
-
-    def _string(self, key: str, limit: int, clean: Any) -> str | None:
+        """A name-like field (id, title, source, ...): see :func:`checked_name`."""
         value = self.record.get(key)
         if value is None:
             return None
-        if not isinstance(value, str):
-            self.fail(f"field {key!r} must be a string, got {type(value).__name__}")
         try:
-            value = clean(value, f"field {key!r}")
+            return checked_name(value, f"field {key!r}", limit)
         except ValueError as exc:
             self.fail(str(exc))
-        if len(value) > limit:
-            self.fail(f"field {key!r} is {len(value)} characters (limit {limit})")
-        return str(value)
+
+    def body(self, key: str) -> str:
+        """A free-text field (a memory's text, a question): see :func:`checked_body`."""
+        value = self.record.get(key)
+        if value is None:
+            self.fail(f"missing field {key!r}")
+        try:
+            return checked_body(value, f"field {key!r}")
+        except ValueError as exc:
+            self.fail(str(exc))
 
     def names(self, key: str) -> tuple[str, ...] | None:
         value = self.record.get(key)
@@ -198,18 +255,10 @@ class _Reader:
             return None
         if not isinstance(value, list):
             self.fail(f"field {key!r} must be a list of strings")
-        cleaned = []
-        for i, item in enumerate(value):
-            if not isinstance(item, str):
-                self.fail(f"field {key!r}[{i}] must be a non-empty string")
-            try:
-                name = clean_name(item, f"field {key!r}[{i}]")
-            except ValueError as exc:
-                self.fail(str(exc))
-            if len(name) > MAX_NAME:
-                self.fail(f"field {key!r}[{i}] is {len(name)} characters (limit {MAX_NAME})")
-            cleaned.append(name)
-        return tuple(dict.fromkeys(cleaned))
+        try:
+            return checked_names(value, f"field {key!r}")
+        except ValueError as exc:
+            self.fail(str(exc))
 
     def number(self, key: str, default: float) -> float:
         value = self.record.get(key, default)
@@ -218,13 +267,30 @@ class _Reader:
         return float(value)
 
 
+def check_input_file(path: Path) -> None:
+    """Refuse an input that is no regular file or is too large, before it is opened:
+    ``/dev/zero`` would be read forever and a FIFO would block the open.
+
+    Raises:
+        CorpusError: naming the file.
+        OSError: when it cannot be examined (the caller names the file).
+    """
+    info = path.stat()
+    if not stat.S_ISREG(info.st_mode):
+        kind = "a directory" if stat.S_ISDIR(info.st_mode) else "a device, FIFO or socket"
+        raise CorpusError(str(path), None, f"is {kind}, not a regular file")
+    if info.st_size > MAX_FILE_BYTES:
+        raise CorpusError(str(path), None, f"file is {info.st_size} bytes (limit {MAX_FILE_BYTES})")
+
+
 def load_json(path: Path) -> Any:
     """Read a JSON file, turning every failure into a one-line CorpusError."""
     try:
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise CorpusError(str(path), None, f"file is {size} bytes (limit {MAX_FILE_BYTES})")
-        raw = path.read_bytes()
+        check_input_file(path)
+        with open(path, "rb") as handle:
+            raw = handle.read(MAX_FILE_BYTES + 1)
+        if len(raw) > MAX_FILE_BYTES:
+            raise CorpusError(str(path), None, f"file is over {MAX_FILE_BYTES} bytes")
     except OSError as exc:
         raise CorpusError(str(path), None, f"cannot read: {exc.strerror or exc}") from None
     try:
@@ -262,7 +328,7 @@ class CorpusChecker:
 
     def content(self, index: int, raw: Any) -> Content:
         """The validated content of ``contents[index]``."""
-        r = _Reader(self.path, f"contents[{index}]", raw)
+        r = _Reader(self.path, f"contents[{index}]", raw, CONTENT_FIELDS)
         key = r.text("id")
         earlier = self.keys.get(key)
         if earlier is not None:
@@ -286,7 +352,7 @@ class CorpusChecker:
         )
 
     def link(self, index: int, raw: Any) -> Link:
-        r = _Reader(self.path, f"links[{index}]", raw)
+        r = _Reader(self.path, f"links[{index}]", raw, LINK_FIELDS)
         return Link(r.text("from"), r.text("to"), r.number("weight", 1.0))
 
     def questions(self, items: Any) -> list[Question]:
@@ -324,7 +390,7 @@ def parse_questions(items: Any, path: str, content_keys: set[str]) -> list[Quest
     out = []
     ids: set[str] = set()
     for i, raw in enumerate(items):
-        r = _Reader(path, f"questions[{i}]", raw)
+        r = _Reader(path, f"questions[{i}]", raw, QUESTION_FIELDS)
         qid = r.text("id")
         if qid in ids:
             r.fail(f"duplicate question id {qid!r}")

@@ -25,7 +25,15 @@ from typing import IO, Any
 
 import ijson
 
-from mragent.core.corpus import MAX_FILE_BYTES, Content, Corpus, CorpusChecker, Link, Question
+from mragent.core.corpus import (
+    MAX_FILE_BYTES,
+    Content,
+    Corpus,
+    CorpusChecker,
+    Link,
+    Question,
+    check_input_file,
+)
 from mragent.core.errors import CorpusError
 
 MAX_DEPTH = 32
@@ -57,13 +65,19 @@ class Record:
 class _Hashing:
     """A binary file wrapper that hashes every byte read (to see a file change)."""
 
-    def __init__(self, handle: IO[bytes]) -> None:
+    def __init__(self, handle: IO[bytes], name: str) -> None:
         self._handle = handle
+        self.name = name
+        self.total = 0
         self.sha256 = hashlib.sha256()
 
     def read(self, size: int = -1) -> bytes:
         data = self._handle.read(size)
         self.sha256.update(data)
+        self.total += len(data)
+        if self.total > MAX_FILE_BYTES:
+            # A file that grows while it is read is bounded too, not only by its stat.
+            raise CorpusError(self.name, None, f"file is over {MAX_FILE_BYTES} bytes")
         return data
 
 
@@ -111,15 +125,13 @@ def corpus_records(path: Path, digest: list[str] | None = None) -> Iterator[Reco
     """
     name = str(path)
     try:
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise CorpusError(name, None, f"file is {size} bytes (limit {MAX_FILE_BYTES})")
+        check_input_file(path)
         backend = _backend(path)
         handle = open(path, "rb")  # noqa: SIM115 - closed below, after the generator
     except OSError as exc:
         raise CorpusError(name, None, f"cannot read: {exc.strerror or exc}") from None
     with handle:
-        hashing = _Hashing(handle)
+        hashing = _Hashing(handle, name)
         try:
             yield from _records(name, backend.parse(hashing, use_float=True))
         except CorpusError:
@@ -133,7 +145,9 @@ def corpus_records(path: Path, digest: list[str] | None = None) -> Iterator[Reco
 def _records(name: str, events: Iterator[tuple[str, str, Any]]) -> Iterator[Record]:
     """Turn ijson events into records: depth-checked, one value built at a time."""
     depth = 0
-    seen: set[str] = set()
+    # The keys seen so far in each object being read, innermost last: a key given
+    # twice would otherwise keep only its last value, silently.
+    maps: list[set[str] | None] = []
     key = ""  # the current top-level key
     builder: Any = None
     counts = dict.fromkeys(SECTIONS, 0)
@@ -142,14 +156,15 @@ def _records(name: str, events: Iterator[tuple[str, str, Any]]) -> Iterator[Reco
             depth += 1
             if depth > MAX_DEPTH:
                 raise CorpusError(name, None, f"JSON nested deeper than {MAX_DEPTH} levels")
+            maps.append(set() if event == "start_map" else None)
         elif event in _ENDS:
             depth -= 1
+            maps.pop()
         if prefix == "" and event not in ("start_map", "end_map", "map_key"):
             raise CorpusError(name, None, "top level must be a JSON object with 'contents'")
+        if event == "map_key":
+            _once(name, maps[-1], value, depth, key, counts)
         if depth == 1 and event == "map_key":
-            if value in seen:
-                raise CorpusError(name, None, f"top-level key {value!r} appears twice")
-            seen.add(value)
             key = value
             continue
         if prefix == key and key in SECTIONS and depth <= 2:
@@ -171,6 +186,19 @@ def _records(name: str, events: Iterator[tuple[str, str, Any]]) -> Iterator[Reco
             else:
                 yield Record("format", 0, builder.value)
             builder = None
+
+
+def _once(
+    name: str, keys: set[str] | None, value: str, depth: int, section: str, counts: dict
+) -> None:
+    """Note ``value`` as a key of the object being read; refuse it the second time."""
+    assert keys is not None  # a map_key event is always inside an object
+    if value in keys:
+        if depth == 1:
+            raise CorpusError(name, None, f"top-level key {value!r} appears twice")
+        where = f"{section}[{counts[section]}]" if section in counts else section
+        raise CorpusError(name, where, f"key {value!r} appears twice in one object")
+    keys.add(value)
 
 
 @dataclass

@@ -23,6 +23,12 @@ class ConfigError(MragentError):
         self.errors = errors or [message]
 
 
+class ArgumentError(ConfigError, TypeError):
+    """A call passed an argument of the wrong type (a number for a text, a string
+    for a list of scopes): a one-line message naming the argument. Also a
+    :class:`TypeError`, as Python's own would be."""
+
+
 class EmbedderUnavailable(ConfigError):
     """An embedder's package or model is not installed (a configuration to fix, exit 2)."""
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mragent.core.errors import ConfigError
+from mragent.core.times import check_time
 
 DEFAULT_SCOPE = "shared"
 PENDING_WEIGHT = 0.5  # evidence kept by a pending memory when pending ones are read
@@ -59,6 +60,7 @@ class ReadView:
             raise ConfigError("a read view needs at least one scope")
         for scope in self.scopes:
             validate_scope(scope)
+        check_time(self.as_of, "as_of")
         if not 0.0 < self.pending_weight <= 1.0:
             raise ConfigError(f"pending weight {self.pending_weight} must be in (0, 1]")
 

@@ -79,7 +79,8 @@ def load_checkpoint(path: Path, study: Study, fingerprint: dict[str, Any]) -> fl
     try:
         study.restore(data)
         elapsed = float(data.get("elapsed_s", 0.0))
-    except (ConfigError, KeyError, TypeError, ValueError, IndexError) as exc:
+    except (ConfigError, KeyError, TypeError, ValueError, IndexError, OverflowError) as exc:
+        # OverflowError: a number the JSON reads as infinity where an integer belongs.
         moved = quarantine(path)
         raise CheckpointError(
             str(path), None, f"corrupt checkpoint ({type(exc).__name__}: {exc}); moved to {moved}"

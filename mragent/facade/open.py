@@ -8,11 +8,12 @@ from typing import Any
 
 from mragent.core.corpus import validate_namespace
 from mragent.core.embedding import Embedder, embedder_from_spec
-from mragent.core.errors import WriteRefused
+from mragent.core.errors import ArgumentError, WriteRefused
 from mragent.core.genome import Genome, load_genome
 from mragent.core.store import open_store
 from mragent.core.store.base import GraphStore
 from mragent.core.view import DEFAULT_SCOPE
+from mragent.facade import arguments as arg
 from mragent.facade.review import ReviewSession
 from mragent.facade.session import MemorySession
 from mragent.memory.audit import AuditLog
@@ -61,6 +62,16 @@ def open_memory(
         ConfigError: a malformed namespace, scope, principal or genome.
     """
     validate_namespace(ns)
+    arg.optional_text(principal, "principal")
+    arg.optional_text(token, "token")
+    arg.one_of(genome, (Genome, str), "genome")
+    # Embedder is a protocol: an object without its identity is no embedder.
+    if embedder is not None and not isinstance(embedder, str) and not hasattr(embedder, "identity"):
+        raise ArgumentError(
+            f"embedder must be an Embedder or a spec string, got {type(embedder).__name__}"
+        )
+    arg.one_of(audit_log, (Path, str), "audit_log")
+    arg.one_of(credentials, (Path, str), "credentials")
     standing = Standing(
         principal, token=token, credentials=_path(credentials), required=False,
         option="principal=",

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from mragent.facade import arguments as arg
 from mragent.facade.results import Forgotten
 from mragent.facade.session import MemorySession
 from mragent.memory.principal import Principal, parse_principal
@@ -22,21 +23,21 @@ class ReviewSession(MemorySession):
         """Pending memories and pending corrections, oldest first."""
         with self._lock:
             return self._memories.pending(
-                tuple(scopes or self.read_scopes), limit, principal=self.principal
+                arg.names(scopes, "scopes") or self.read_scopes, limit, principal=self.principal
             )
 
     def agent_forgets(self, *, scopes: Sequence[str] | None = None, limit: int = 100) -> list[dict]:
         """Memories agents forgot, awaiting a human's confirmation or restore."""
         with self._lock:
             return self._memories.agent_forgets(
-                tuple(scopes or self.read_scopes), limit, principal=self.principal
+                arg.names(scopes, "scopes") or self.read_scopes, limit, principal=self.principal
             )
 
     def accept(self, memory_id: str, *, scope: str | None = None) -> MemoryRecord:
         """Accept a version someone else wrote (or confirm an agent's forget of it)."""
         with self._lock:
             return self._memories.accept(
-                memory_id, principal=self._writer(), scope=scope or self.scope
+                arg.text(memory_id, "memory_id"), principal=self._writer(), scope=self._scope(scope)
             )
 
     def reject(self, memory_id: str, *, scope: str | None = None) -> list[str]:
@@ -44,7 +45,7 @@ class ReviewSession(MemorySession):
         (the memory is restored); returns the ids demoted."""
         with self._lock:
             return self._memories.reject(
-                memory_id, principal=self._writer(), scope=scope or self.scope
+                arg.text(memory_id, "memory_id"), principal=self._writer(), scope=self._scope(scope)
             )
 
     def trust(self, agent: str | Principal, *, trusted: bool = True) -> list[str]:
@@ -57,6 +58,9 @@ class ReviewSession(MemorySession):
         """Forget a memory and erase its text (the hash stays); cannot be undone."""
         with self._lock:
             ids = self._memories.purge(
-                memory_id, principal=self._writer(), reason=reason, scope=scope or self.scope
+                arg.text(memory_id, "memory_id"),
+                principal=self._writer(),
+                reason=arg.text(reason, "reason"),
+                scope=self._scope(scope),
             )
         return Forgotten(ids=ids)

@@ -27,6 +27,7 @@ from mragent.core.errors import ConfigError, MragentError
 from mragent.core.genome import Genome, load_genome
 from mragent.core.store.base import GraphStore
 from mragent.core.view import DEFAULT_SCOPE, ReadView, validate_scope
+from mragent.facade import arguments as arg
 from mragent.facade.freshness import FreshReader
 from mragent.facade.results import ContextItem, Forgotten, Recall, Written, trust_at
 from mragent.memory.audit import AuditLog
@@ -63,7 +64,7 @@ class MemorySession:
     ) -> None:
         self.store, self.ns, self._standing = store, ns, standing
         self.scope = validate_scope(scope)
-        self.read_scopes = tuple(read_scopes or (scope,))
+        self.read_scopes = arg.names(read_scopes, "read_scopes") or (self.scope,)
         self.genome = genome  # None: the namespace's default (Memory.default_genome)
         self._given = embedder  # None: the namespace's stamped embedder
         self._memories = Memories(store, ns, audit or AuditLog(), embedder=embedder)
@@ -97,12 +98,14 @@ class MemorySession:
         readmit: bool = False,
     ) -> Written:
         """Remember a text (see :meth:`mragent.memory.writer.Memories.remember`)."""
-        where = scope or self.scope
+        where = self._scope(scope)
         with self._lock:
             result = self._memories.remember(
-                text, principal=self._writer(), scope=where, title=title, source=source,
-                cues=cues, tags=tags, depends_on=depends_on, valid_from=valid_from,
-                valid_to=valid_to, readmit=readmit,
+                arg.text(text, "text"), principal=self._writer(), scope=where,
+                title=arg.optional_text(title, "title"), source=arg.optional_text(source, "source"),
+                cues=arg.optional_names(cues, "cues"), tags=arg.optional_names(tags, "tags"),
+                depends_on=arg.names(depends_on, "depends_on"), valid_from=valid_from,
+                valid_to=valid_to, readmit=arg.flag(readmit, "readmit"),
             )  # fmt: skip
         return Written.of(result, where)
 
@@ -118,11 +121,12 @@ class MemorySession:
     ) -> Written:
         """Write a new version of a memory. An agent's correction of an accepted memory
         waits for a human (``awaits_review``) before it supersedes anything."""
-        where = scope or self.scope
+        where = self._scope(scope)
         with self._lock:
             result = self._memories.correct(
-                memory_id, text, principal=self._writer(), scope=where,
-                valid_from=valid_from, valid_to=valid_to, readmit=readmit,
+                arg.text(memory_id, "memory_id"), arg.text(text, "text"),
+                principal=self._writer(), scope=where, valid_from=valid_from,
+                valid_to=valid_to, readmit=arg.flag(readmit, "readmit"),
             )  # fmt: skip
         return Written.of(result, where)
 
@@ -130,8 +134,9 @@ class MemorySession:
         """Forget a memory (every version); an agent forgets only what it wrote."""
         with self._lock:
             ids = self._memories.forget(
-                memory_id, principal=self._writer(), reason=reason, scope=scope or self.scope
-            )
+                arg.text(memory_id, "memory_id"), principal=self._writer(),
+                reason=arg.text(reason, "reason"), scope=self._scope(scope),
+            )  # fmt: skip
         return Forgotten(ids=ids)
 
     # -- reading -----------------------------------------------------------------------
@@ -140,13 +145,14 @@ class MemorySession:
         self,
         question: str,
         *,
-        scopes: Sequence[str] | None = None,
+        scopes: Sequence[str] | str | None = None,
         include_pending: bool = False,
         as_of: float | None = None,
         genome: Genome | str | None = None,
     ) -> Recall:
         """Answer ``question`` from memory (accepted memories of the read scopes by
         default), with the memories handed to synthesis and their provenance."""
+        question = arg.text(question, "question")
         view = self._view(scopes, include_pending, as_of)
         with self._lock:
             reader = self._reader(view)
@@ -160,13 +166,14 @@ class MemorySession:
         self,
         question: str,
         *,
-        scopes: Sequence[str] | None = None,
+        scopes: Sequence[str] | str | None = None,
         include_pending: bool = False,
         as_of: float | None = None,
         genome: Genome | str | None = None,
     ) -> dict[str, Any]:
         """How ``question`` is answered: cues, paths and their fates, contents, answer,
         timings, as one JSON document."""
+        question = arg.text(question, "question")
         view = self._view(scopes, include_pending, as_of)
         with self._lock:
             reader = self._reader(view)
@@ -176,7 +183,7 @@ class MemorySession:
 
     def get(self, memory_id: str, *, scope: str | None = None) -> MemoryRecord:
         """One stored version by id, tombstones included."""
-        where = scope or self.scope
+        memory_id, where = arg.text(memory_id, "memory_id"), self._scope(scope)
         principal = self.principal
         if principal is not None:
             principal.check_read([where])
@@ -185,8 +192,9 @@ class MemorySession:
 
     def history(self, memory_id: str, *, scope: str | None = None) -> list[MemoryRecord]:
         """Every version of a memory, oldest first, with trust, valid and record time."""
+        memory_id, where = arg.text(memory_id, "memory_id"), self._scope(scope)
         with self._lock:
-            return self._memories.history(memory_id, scope or self.scope, principal=self.principal)
+            return self._memories.history(memory_id, where, principal=self.principal)
 
     # -- lifecycle ---------------------------------------------------------------------
 
@@ -214,10 +222,14 @@ class MemorySession:
             )
         return principal
 
+    def _scope(self, scope: str | None) -> str:
+        return arg.optional_text(scope, "scope") or self.scope
+
     def _view(
-        self, scopes: Sequence[str] | None, include_pending: bool, as_of: float | None
+        self, scopes: Sequence[str] | str | None, include_pending: bool, as_of: float | None
     ) -> ReadView:
-        view = ReadView(tuple(scopes or self.read_scopes), include_pending, as_of)
+        read = arg.names(scopes, "scopes") or self.read_scopes
+        view = ReadView(read, arg.flag(include_pending, "include_pending"), as_of)
         principal = self.principal
         if principal is not None:
             principal.check_read(view.scopes)

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+import anyio
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import MCPServer
 from pydantic import AnyHttpUrl
@@ -27,6 +28,7 @@ from mragent.core.errors import AccessDenied, ConfigError
 from mragent.core.view import DEFAULT_SCOPE
 from mragent.facade import MemorySession, open_memory
 from mragent.mcp_server.callers import Callers
+from mragent.mcp_server.stdio import run_stdio
 from mragent.mcp_server.tools import register
 from mragent.mcp_server.verifier import SCOPE, CredentialsVerifier
 from mragent.memory.credentials import Credentials, credentials_path
@@ -146,7 +148,7 @@ def serve(
     if transport == "stdio":
         server, callers = stdio_server(options, principal)
         try:
-            server.run()
+            anyio.run(run_stdio, server)
         finally:
             callers.close()
         return

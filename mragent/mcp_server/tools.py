@@ -28,9 +28,10 @@ from mragent.core.errors import (
     MragentError,
     WriteRefused,
 )
+from mragent.core.times import parse_time
 from mragent.facade import Forgotten, Recall, Written
 from mragent.mcp_server.callers import Callers
-from mragent.memory.records import MemoryRecord, parse_time
+from mragent.memory.records import MemoryRecord
 
 TOOLS = ("remember", "recall", "correct", "forget", "history", "explain")
 

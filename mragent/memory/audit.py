@@ -29,11 +29,12 @@ from __future__ import annotations
 import fcntl
 import os
 import threading
+import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from mragent.core.paths import default_home
 from mragent.memory.audit_records import (
@@ -44,6 +45,7 @@ from mragent.memory.audit_records import (
     AuditRecord,
     AuditReport,
     canonical_json,
+    check_log_path,
     parse_line,
     read_key,
     record_hash,
@@ -54,6 +56,9 @@ from mragent.memory.audit_records import (
 MAX_DETAIL_BYTES = 4096
 MAX_TARGET_CHARS = 1024
 _CHUNK = 65536
+# How long a writer waits for the log's lock before it reports who may hold it.
+LOCK_TIMEOUT = 30.0
+LOCK_POLL = 0.05
 # Paths whose lock this thread holds: a nested entry() on the same log would
 # otherwise wait forever on its own flock.
 _held = threading.local()
@@ -113,7 +118,9 @@ class AuditLog:
     def __init__(self, path: Path | None = None) -> None:
         self.path = Path(path) if path is not None else default_audit_path()
         self.lock_path = self.path.with_name(self.path.name + ".lock")
+        self.lock_timeout = LOCK_TIMEOUT
         self._key: bytes | None = None
+        check_log_path(self.path)
 
     def key(self) -> bytes:
         """The log's secret key, made at first use (see :func:`read_key`)."""
@@ -150,14 +157,32 @@ class AuditLog:
 
     @contextmanager
     def _flock(self) -> Iterator[None]:
+        check_log_path(self.path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(self.lock_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         with os.fdopen(fd, "a") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
+            self._wait_for(lock)
             try:
                 yield
             finally:
                 fcntl.flock(lock, fcntl.LOCK_UN)
+
+    def _wait_for(self, lock: IO[str]) -> None:
+        """Take the lock, or give up after :attr:`lock_timeout` seconds: a process hung
+        while holding it would otherwise stop every writer without a word."""
+        deadline = time.monotonic() + self.lock_timeout
+        while True:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise AuditError(
+                        self.path, None,
+                        f"the audit lock {self.lock_path} has been held by another process "
+                        f"for {self.lock_timeout:g} s; is a writer hung? (fuser {self.lock_path})",
+                    ) from None  # fmt: skip
+                time.sleep(LOCK_POLL)
 
     @contextmanager
     def exclusive(self) -> Iterator[None]:

@@ -286,6 +286,17 @@ def parse_line(raw: bytes, key: bytes) -> tuple[AuditRecord | None, str | None]:
     return record, None
 
 
+def check_log_path(path: Path) -> Path:
+    """``path`` if it can be an audit log: missing (made on first write) or a regular file.
+
+    Raises:
+        AuditError: for a directory, a FIFO or another file that is not regular.
+    """
+    if path.exists() and not path.is_file():
+        raise AuditError(path, None, "the audit log must be a regular file, not a directory")
+    return path
+
+
 def read_records(path: Path | str) -> list[AuditRecord]:
     """Every record of a log, in order (for ``audit show``); [] when the file is missing.
 
@@ -293,7 +304,7 @@ def read_records(path: Path | str) -> list[AuditRecord]:
         AuditError: at the first line that is not a valid record, or when the
             log's key is missing.
     """
-    path = Path(path)
+    path = check_log_path(Path(path))
     records = []
     try:
         with open(path, "rb") as handle:

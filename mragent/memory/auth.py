@@ -32,10 +32,10 @@ def presented_token(token: str | None = None) -> str | None:
     Raises:
         AccessDenied: when the key file is open to others or unreadable.
     """
-    if token:
-        return token.strip()
+    if token is not None:
+        return _nonblank(token, "token=")
     if os.environ.get("MRAGENT_TOKEN"):
-        return os.environ["MRAGENT_TOKEN"].strip()
+        return _nonblank(os.environ["MRAGENT_TOKEN"], "$MRAGENT_TOKEN")
     key_file = os.environ.get("MRAGENT_TOKEN_FILE")
     if not key_file:
         return None
@@ -47,9 +47,20 @@ def presented_token(token: str | None = None) -> str | None:
                 f"{path}: the key file is open to others (mode {stat.S_IMODE(info.st_mode):04o}); "
                 "run chmod 600 on it"
             )
-        return path.read_text(encoding="utf-8").strip()
+        text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise AccessDenied(f"{path}: cannot read the key file ({exc.strerror})") from None
+    except UnicodeDecodeError:
+        raise AccessDenied(f"{path}: the key file is not UTF-8 text") from None
+    return _nonblank(text, f"the key file {path}")
+
+
+def _nonblank(token: str, where: str) -> str:
+    """A presented token, stripped; a blank one is refused rather than read as no
+    token at all (which would make the caller the OS account's human)."""
+    if not isinstance(token, str) or not token.strip():
+        raise AccessDenied(f"{where} is empty: present the agent's token, or none at all")
+    return token.strip()
 
 
 def authenticate(

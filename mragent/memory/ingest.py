@@ -42,12 +42,12 @@ from mragent.core.store.base import GraphStore
 from mragent.core.view import DEFAULT_SCOPE, validate_scope
 from mragent.memory.audit import AuditLog
 from mragent.memory.audited import audited
-from mragent.memory.ingest_source import CorpusSource, CorpusStats, text_hash
+from mragent.memory.ingest_source import CorpusSource, CorpusStats, forget_key, text_hash
 from mragent.memory.principal import Principal
 from mragent.memory.ranks import rank_touched
 from mragent.memory.space import STORE_SCHEMA, check_space, space_embedder
 
-__all__ = ["text_hash"]  # re-exported: the one text hash every module uses
+__all__ = ["forget_key", "text_hash"]  # re-exported: the one text hash every module uses
 
 BATCH_SIZE = 500
 T = TypeVar("T")
@@ -161,6 +161,7 @@ def content_record(content: Content, title: str, source: str, stamp: WriteStamp)
         "title": title,
         "source": source,
         "hash": text_hash(content.text),
+        "fhash": forget_key(content.text),
         "principal": str(stamp.principal),
         "trust": stamp.trust,
         "lineage": node_id,
@@ -382,7 +383,9 @@ def _ingest(store: GraphStore, source: CorpusSource, ns: str, opts: _Options) ->
     total = -(-scan.count // source.batch_size)
     # Held from the forgotten-text check to the last batch: no forget slips in between.
     with opts.audit.exclusive():
-        readmitted = refuse_forgotten(store, ns, opts.scope, scan.hashes, opts.readmit, source.name)
+        readmitted = refuse_forgotten(
+            store, ns, opts.scope, scan.keys, opts.readmit, source.name, scan.hashes
+        )
         space = prepare_write(store, ns, embedder)
         accepted = opts.principal.writes_accepted(space.get("trusted") or [])
         stamp = WriteStamp(opts.principal, opts.scope, "accepted" if accepted else "pending")
@@ -431,33 +434,45 @@ def refuse_forgotten(
     store: GraphStore,
     ns: str,
     scope: str,
-    hashes: dict[str, int],
+    texts: dict[str, int],
     readmit: bool,
-    name: str,
+    name: str | None,
+    hashes: dict[str, int] | None = None,
 ) -> bool:
-    """Refuse texts identical to a forgotten memory of the scope, unless ``readmit``.
+    """Refuse texts a memory of the namespace forgot (in any scope, whitespace
+    normalised), unless ``readmit``.
 
     Args:
-        hashes: text hash -> index of the record holding it (for the message).
-        name: The input, for the message.
+        texts: :func:`forget_key` of each text -> index of the record holding it
+            (for the message).
+        name: The input, for the message (None: one text, no record to name).
+        hashes: The exact :func:`text_hash` of each text -> index, matched against
+            tombstones written before forget keys were kept.
 
     Returns:
         Whether some text was re-admitted.
 
     Raises:
-        WriteRefused: naming the record and the forgotten memory.
+        WriteRefused: naming the record and the forgotten memory (its id only when
+            it is in ``scope``: the caller may not read another scope).
     """
-    if not hashes:
+    if not texts:
         return False
-    rows = store.run("memory_tombstone_hashes", {"ns": ns, "scopes": [scope]})
-    forgotten = {row["hash"]: row["lineage"] for row in rows if row["hash"] in hashes}
-    if forgotten and not readmit:
-        first = min(forgotten, key=lambda digest: hashes[digest])
+    hits: dict[int, dict[str, Any]] = {}
+    for row in store.run("memory_tombstone_hashes", {"ns": ns}):
+        at = texts.get(row["fhash"]) if row["fhash"] else (hashes or {}).get(row["hash"])
+        if at is not None:
+            hits.setdefault(at, row)
+    if hits and not readmit:
+        first = min(hits)
+        row = hits[first]
+        where = f"memory {row['lineage']}" if row["scope"] == scope else "in another scope"
+        record = f"{name}: record {first}: " if name is not None else ""
         raise WriteRefused(
-            f"{name}: record {hashes[first]}: identical text was forgotten (memory "
-            f"{forgotten[first]}); re-admit it explicitly (--readmit) to write it again"
+            f"{record}identical text was forgotten ({where}); re-admit it explicitly "
+            "(--readmit) to write it again"
         )
-    return bool(forgotten)
+    return bool(hits)
 
 
 def prepare_write(store: GraphStore, ns: str, embedder: Embedder) -> dict[str, Any]:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -37,6 +38,13 @@ from mragent.core.extract import Extraction, ExtractionModel, Extractor
 def text_hash(text: str) -> str:
     """Stable hash of a text (used for dedup, tombstones and the audit log)."""
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+def forget_key(text: str) -> str:
+    """Hash of a text with its whitespace normalised (NFC, each run of whitespace one
+    space, none at the ends): what a forgotten text is recognised by, so a trailing
+    space or a re-wrapped line does not bring it back."""
+    return text_hash(" ".join(unicodedata.normalize("NFC", text).split()))
 
 
 @dataclass
@@ -69,6 +77,7 @@ class CorpusScan:
         count: Contents in the corpus.
         digest: sha256 over the texts' hashes in order (the audit record's ``after``).
         hashes: text hash -> index of the first content holding that text.
+        keys: :func:`forget_key` -> index of the first content holding that text.
         links: The explicit Tag->Tag links.
         questions: The validated questions.
     """
@@ -76,6 +85,7 @@ class CorpusScan:
     count: int = 0
     digest: str = ""
     hashes: dict[str, int] = field(default_factory=dict)
+    keys: dict[str, int] = field(default_factory=dict)
     links: list[Link] = field(default_factory=list)
     questions: list[Question] = field(default_factory=list)
     batch_digests: list[str] = field(default_factory=list)
@@ -140,6 +150,7 @@ class CorpusSource:
                 hashed = text_hash(content.text)
                 digest.update(("\n" if scan.count else "").encode() + hashed.encode())
                 scan.hashes.setdefault(hashed, scan.count)
+                scan.keys.setdefault(forget_key(content.text), scan.count)
                 scan.count += 1
                 yield content
             scan.batch_digests.append(_batch_digest(batch))

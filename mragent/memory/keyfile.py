@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 import secrets
+import stat
 from pathlib import Path
 
 HEX64 = re.compile(r"^[0-9a-f]{64}$")
@@ -37,9 +38,14 @@ def load_key(path: Path) -> bytes:
 
     Raises:
         FileNotFoundError: when there is none.
+        PermissionError: when the file is open to its group or others (a key
+            another user can read signs whatever that user wants).
         OSError, UnicodeDecodeError: when it cannot be read.
         ValueError: when it is not 64 hex digits.
     """
+    mode = stat.S_IMODE(path.stat().st_mode)
+    if mode & (stat.S_IRWXG | stat.S_IRWXO):
+        raise PermissionError(f"{path} is open to others (mode {mode:04o}); run chmod 600 on it")
     text = path.read_text(encoding="ascii").strip()
     if not HEX64.match(text):
         raise ValueError(f"{path} is not 64 hex digits")

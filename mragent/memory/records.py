@@ -11,9 +11,10 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from mragent.core.errors import ConfigError
+from mragent.core.times import check_time, stored_time
 
 TrustState = Literal["pending", "accepted", "rejected"]
 
@@ -55,6 +56,18 @@ class MemoryRecord(BaseModel):
     supersedes: list[str] = Field(default_factory=list)
     depends_on: list[str] = Field(default_factory=list)
 
+    @field_validator(
+        "recorded_at", "superseded_at", "valid_from", "valid_to", "forgotten_at",
+        "forget_reviewed_at", "purged_at", "reviewed_at",
+    )  # fmt: skip
+    @classmethod
+    def _finite_time(cls, value: float | None, info: ValidationInfo) -> float | None:
+        # An import file's nan, inf or 1e400 would reach the database otherwise.
+        try:
+            return check_time(value, str(info.field_name))
+        except ConfigError as exc:
+            raise ValueError(str(exc)) from None
+
     @model_validator(mode="after")
     def _trust_history(self) -> MemoryRecord:
         if not self.trust_at and not self.trust_log:
@@ -71,8 +84,14 @@ class MemoryRecord(BaseModel):
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> MemoryRecord:
-        """Build from a ``memory_records`` row."""
-        return cls.model_validate(row)
+        """Build from a ``memory_records`` row.
+
+        A valid time stored before times were checked (text such as ``"soon"``,
+        nan, inf) reads as open (None), so the memory can still be reviewed,
+        forgotten, purged and exported.
+        """
+        valid = {key: stored_time(row.get(key)) for key in ("valid_from", "valid_to")}
+        return cls.model_validate({**row, **valid})
 
     @property
     def forgotten(self) -> bool:
@@ -101,25 +120,3 @@ class MemoryRecord(BaseModel):
 def iso(ts: float | None) -> str | None:
     """Epoch seconds as ISO-8601 UTC (for people; records keep the number)."""
     return None if ts is None else datetime.fromtimestamp(ts, UTC).isoformat()
-
-
-def parse_time(text: str, option: str) -> float:
-    """An ISO-8601 date or date-time (UTC if no zone) or epoch seconds -> epoch seconds.
-
-    Raises:
-        ConfigError: naming the option.
-    """
-    try:
-        return float(text)
-    except ValueError:
-        pass
-    try:
-        moment = datetime.fromisoformat(text)
-    except ValueError:
-        raise ConfigError(
-            f"{option} {text!r}: expected an ISO-8601 date/time (e.g. 2026-11-30T12:00) "
-            "or epoch seconds"
-        ) from None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return moment.timestamp()

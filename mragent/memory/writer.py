@@ -28,10 +28,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from mragent.core.corpus import MAX_TEXT, Content, Corpus, clean_name, clean_text
+from mragent.core.corpus import Content, Corpus, checked_body, checked_name, checked_names
 from mragent.core.errors import ConfigError, WriteRefused
+from mragent.core.times import check_time
 from mragent.core.view import DEFAULT_SCOPE, validate_scope
-from mragent.memory.ingest import WriteStamp, build_batches, new_id, prepare_write, text_hash
+from mragent.memory.ingest import (
+    WriteStamp,
+    build_batches,
+    forget_key,
+    new_id,
+    prepare_write,
+    refuse_forgotten,
+    text_hash,
+)
 from mragent.memory.principal import Principal
 from mragent.memory.records import MemoryRecord
 from mragent.memory.review import MemoryReview
@@ -106,6 +115,7 @@ class Memories(MemoryReview):
             AccessDenied: for a scope outside the principal's write grants.
         """
         validate_scope(scope)
+        valid = _valid_time(valid_from, valid_to)
         principal.check_write(scope)
         memory_id = new_id()
         content = _content(memory_id, text, title, source, tags, cues)
@@ -116,7 +126,6 @@ class Memories(MemoryReview):
             if same is not None:
                 return same
             deps = self._live_dependencies(depends_on, scope)
-            valid = (valid_from, valid_to)
             return self._remember(content, principal, scope, deps, valid, readmitted)
 
     def _remember(
@@ -168,6 +177,7 @@ class Memories(MemoryReview):
                 the new text is identical to a forgotten memory (unless ``readmit``).
             AccessDenied: for a scope outside the principal's write grants.
         """
+        valid = _valid_time(valid_from, valid_to)
         principal.check_write(scope)
         with self.audit.exclusive():
             old = self.get(memory_id, scope)
@@ -177,7 +187,7 @@ class Memories(MemoryReview):
             new = new_id()
             content = _content(new, text, old.title, old.source, old.given_tags, old.given_cues)
             _, readmitted = self._identical(content.text, scope, readmit)
-            return self._correct(old, content, principal, scope, (valid_from, valid_to), readmitted)
+            return self._correct(old, content, principal, scope, valid, readmitted)
 
     def _correct(
         self,
@@ -294,20 +304,18 @@ class Memories(MemoryReview):
         Raises:
             WriteRefused: when identical text was forgotten and ``readmit`` is not set.
         """
-        existing = self.store.run(
-            "memory_find_hash", {"ns": self.ns, "scopes": [scope], "hash": text_hash(text)}
+        hashed = text_hash(text)
+        readmitted = refuse_forgotten(
+            self.store, self.ns, scope, {forget_key(text): 0}, readmit, None, {hashed: 0}
         )
-        tombstones = [row for row in existing if row["forgotten_at"] is not None]
-        if tombstones and not readmit:
-            raise WriteRefused(
-                f"identical text was forgotten (memory {tombstones[-1]['lineage']}); "
-                "re-admit it explicitly (--readmit) to remember it again"
-            )
+        existing = self.store.run(
+            "memory_find_hash", {"ns": self.ns, "scopes": [scope], "hash": hashed}
+        )
         for row in existing:
             if row["forgotten_at"] is None and row["superseded_at"] is None:
                 same = WriteResult(row["id"], row["lineage"], row["trust"], created=False)
-                return same, bool(tombstones)
-        return None, bool(tombstones)
+                return same, readmitted
+        return None, readmitted
 
     def _live_dependencies(self, ids: Sequence[str], scope: str) -> list[str]:
         if len(ids) > MAX_DEPENDENCIES:
@@ -322,6 +330,16 @@ class Memories(MemoryReview):
         return list(dict.fromkeys(ids))
 
 
+def _valid_time(start: object, end: object) -> tuple[float | None, float | None]:
+    """The valid time of a write, checked before anything is read or written.
+
+    Raises:
+        ConfigError: naming ``valid_from`` or ``valid_to``, for a value that is not
+            a finite time (text, nan, inf).
+    """
+    return check_time(start, "valid_from"), check_time(end, "valid_to")
+
+
 def _content(
     key: str,
     text: str,
@@ -330,33 +348,23 @@ def _content(
     tags: Sequence[str] | None,
     cues: Sequence[str] | None,
 ) -> Content:
-    """The content a new version is built from: checked and normalised as a corpus
-    record is (:func:`~mragent.core.corpus.clean_name`), given tags and cues kept.
+    """The content a new version is built from: checked, bounded and normalised as a
+    corpus record is (:func:`~mragent.core.corpus.checked_name`, the same limits as
+    ingest), given tags and cues kept.
 
     Raises:
         ConfigError: naming the option, for empty or oversized text or a value
             that cannot be stored.
     """
     try:
-        text = clean_text(text, "the memory text")
-        names = {
-            "--title": [title] if title else [],
-            "--source": [source] if source else [],
-            "--tag": list(tags or []),
-            "--cue": list(cues or []),
-        }
-        clean = {key: [clean_name(v, key) for v in values] for key, values in names.items()}
+        return Content(
+            key=key,
+            text=checked_body(text, "the memory text"),
+            # An empty title or source means none, as an absent option does.
+            title=checked_name(title, "--title") if title not in (None, "") else None,
+            tags=checked_names(tags, "--tag") if tags is not None else None,
+            cues=checked_names(cues, "--cue") if cues is not None else None,
+            source=checked_name(source, "--source") if source not in (None, "") else None,
+        )
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
-    if not text.strip():
-        raise ConfigError("the memory text is empty")
-    if len(text) > MAX_TEXT:
-        raise ConfigError(f"the memory text has {len(text)} characters; the limit is {MAX_TEXT}")
-    return Content(
-        key=key,
-        text=text,
-        title=clean["--title"][0] if clean["--title"] else None,
-        tags=tuple(dict.fromkeys(clean["--tag"])) if tags is not None else None,
-        cues=tuple(dict.fromkeys(clean["--cue"])) if cues is not None else None,
-        source=clean["--source"][0] if clean["--source"] else None,
-    )
