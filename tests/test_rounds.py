@@ -157,6 +157,7 @@ def test_roundDecay_weighs_the_reached_contents_nearness() -> None:
             population,
             dense_share=1.0,
             chain_share=share,
+            key=str,
         )
         scores.value["s"] = 10.0  # the handing content is the best of its round
         scores.known(["s"])

@@ -239,7 +239,10 @@ class Memory:
             passages = self.index.passages
             present = passages.dense.present[: len(passages.ids)]
             slots = np.flatnonzero(self._masks()[1][: len(present)] & present)
-            sample = Population.of(passages.dense.vectors, slots)
+            # In key order: the sample, and the float sums over it, are the same whatever
+            # order the engine stored the contents in.
+            by_key = np.argsort(np.asarray([passages.keys[int(s)] for s in slots]), kind="stable")
+            sample = Population.of(passages.dense.vectors, slots[by_key])
             self._population = (key, sample)
         return sample
 

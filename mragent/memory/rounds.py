@@ -18,6 +18,7 @@ chooses the next round's cues and scores what came back.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -66,8 +67,9 @@ def start(
     mask = masks[1]
     bm25 = passages.sparse.scores(content_words(question), mask)
     admitted = max(1, int(np.count_nonzero(mask)))
-    mean = float(bm25.scores.sum()) / admitted
-    spread = float(np.sqrt(max(float((bm25.scores**2).sum()) / admitted - mean**2, 0.0)))
+    # Exactly rounded sums: the same value whatever order the engine stored contents in.
+    mean = math.fsum(bm25.scores.tolist()) / admitted
+    spread = math.sqrt(max(math.fsum((bm25.scores**2).tolist()) / admitted - mean**2, 0.0))
 
     def bm25_of(content_id: str) -> float:
         slot = passages.slot_of[content_id]
@@ -80,6 +82,7 @@ def start(
     chains = ChainScores(
         vector, vectors, bm25_of, (mean, spread or 1.0), population,
         genome.hybridAlpha, genome.roundDecay,
+        key=lambda content_id: passages.keys[passages.slot_of[content_id]],
     )  # fmt: skip
     near = passages.dense.search(vector, genome.efSearch, mask)
     best = top_positions(bm25.scores, bm25.slots, FUSED_BM25, passages.keys)
@@ -145,7 +148,8 @@ def next_round(
     for cid in frontier:
         state.handed.add(cid)
         scope = passages.scopes[passages.slot_of[cid]]
-        for tag in handed_tags(state.returned[cid].tags, question):
+        # By name: the database hands a content's tags back in its storage order.
+        for tag in handed_tags(sorted(state.returned[cid].tags), question):
             slot = cues.by_text.get((scope, tag))
             if slot is None or not cue_mask[slot]:
                 continue

@@ -53,7 +53,7 @@ class Population:
 
     @classmethod
     def of(cls, vectors: Callable[[np.ndarray], np.ndarray], slots: np.ndarray) -> Population:
-        """At most :data:`SAMPLE` of ``slots``, evenly spaced (the same on every run)."""
+        """At most :data:`SAMPLE` of ``slots``, evenly spaced in the order given."""
         if len(slots) > SAMPLE:
             slots = slots[np.linspace(0, len(slots) - 1, SAMPLE).astype(np.int64)]
         if not len(slots):
@@ -83,6 +83,8 @@ class ChainScores:
         population: The cosine z-score's sample.
         dense_share: hybridAlpha, the cosine's share of a content's own relevance.
         chain_share: roundDecay, a chain's weight on the reached content's nearness.
+        key: Content id -> its key, which orders equal values (never the storage
+            order or the random ids: every engine gives the same order).
     """
 
     def __init__(
@@ -94,11 +96,12 @@ class ChainScores:
         population: Population,
         dense_share: float,
         chain_share: float,
+        key: Callable[[str], str],
     ) -> None:
         self.query = _unit(query[None, :])[0]
         self._vectors, self._bm25, self._bm25_stats = vectors, bm25, bm25_stats
         self.population = population
-        self.dense_share, self.chain_share = dense_share, chain_share
+        self.dense_share, self.chain_share, self.key = dense_share, chain_share, key
         self._stats = population.stats(self.query)
         self._unit: dict[str, np.ndarray] = {}
         self._toward: dict[str, tuple[np.ndarray, float, float]] = {}
@@ -145,9 +148,9 @@ class ChainScores:
         return self._toward[handing]
 
     def best(self, among: Iterable[str], k: int) -> list[str]:
-        """The ``k`` best-valued of ``among`` (ties: the id order given)."""
-        ids = list(dict.fromkeys(among))
-        return sorted(ids, key=lambda cid: -self.value[cid])[:k]
+        """The ``k`` best-valued of ``among`` (ties: by content key)."""
+        ids = set(among)
+        return sorted(ids, key=lambda cid: (-self.value[cid], self.key(cid)))[:k]
 
     def scaled(self) -> dict[str, float]:
         """Every scored content's value on [0, 1] (the best 1, the worst 0), the blend's
