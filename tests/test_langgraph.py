@@ -156,6 +156,18 @@ def test_filters_limits_offsets_and_namespaces(store: GraphStore, ns: str) -> No
     assert memory.list_namespaces(limit=1, offset=1) == [("users", "ana")]
 
 
+def test_a_dotted_filter_key_reaches_a_nested_field(store: GraphStore, ns: str) -> None:
+    memory = MragentStore(open_memory(ns, principal="human:ana", store=store))
+    memory.put(("docs",), "nested", {"user": {"access-level": "high"}})
+    memory.put(("docs",), "flat", {"user.access-level": "low"})
+    assert [i.key for i in memory.search(("docs",), filter={"user.access-level": "high"})] == [
+        "nested"
+    ]
+    assert [i.key for i in memory.search(("docs",), filter={"user.access-level": "low"})] == [
+        "flat"
+    ]
+
+
 def test_a_forgotten_value_is_readmitted_only_when_asked(store: GraphStore, ns: str) -> None:
     session = open_memory(ns, principal="human:ana", store=store)
     memory = MragentStore(session)

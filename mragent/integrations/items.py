@@ -80,14 +80,15 @@ def matches(value: Any, wanted: Any) -> bool:
 
     A mapping with ``$``-operators (``$eq``, ``$ne``, ``$gt``, ``$gte``, ``$lt``,
     ``$lte``) compares the value; any other mapping compares field by field
-    (nested); a list compares element by element; anything else by equality. An
+    (nested; a dotted name reaches a nested field); a list compares element by
+    element; anything else by equality. An
     ordering against a missing or non-numeric value does not match.
     """
     if isinstance(wanted, Mapping):
         if any(str(name).startswith("$") for name in wanted):
             return all(_compare(value, op, operand) for op, operand in wanted.items())
         return isinstance(value, Mapping) and all(
-            matches(value.get(name), part) for name, part in wanted.items()
+            matches(field(value, name), part) for name, part in wanted.items()
         )
     if isinstance(wanted, list | tuple):
         return (
@@ -96,6 +97,19 @@ def matches(value: Any, wanted: Any) -> bool:
             and all(matches(v, w) for v, w in zip(value, wanted, strict=True))
         )
     return bool(value == wanted)
+
+
+def field(value: Mapping[str, Any], name: str) -> Any:
+    """``value[name]``, or for a dotted name absent as such (``"user.level"``), the
+    nested field it names; None when missing."""
+    if name in value or "." not in name:
+        return value.get(name)
+    found: Any = value
+    for part in name.split("."):
+        if not isinstance(found, Mapping):
+            return None
+        found = found.get(part)
+    return found
 
 
 def _compare(value: Any, op: str, operand: Any) -> bool:
