@@ -1,8 +1,8 @@
 """The README's integration examples run as written.
 
 Every fenced block the README precedes with ``<!-- tested: tests/test_readme.py -->``
-is run here, in a fresh process, against the embedded FalkorDB the tests start
-(``$MRAGENT_DB``, which the examples leave unset): Python blocks with the
+is run here, in a fresh process with a fresh ``$MRAGENT_HOME``, so the examples
+start the embedded FalkorDB as they would for a new user: Python blocks with the
 interpreter, bash blocks with bash and this checkout's ``mragent`` first on the
 path, and JSON blocks (hook configurations) are parsed and each command they
 name is checked to be a real ``mragent`` command. A block that needs an absent
@@ -24,14 +24,13 @@ import pytest
 from typer.testing import CliRunner
 
 from mragent.cli import app
-from mragent.core.store import open_store
+from mragent.core.store import embedded
 from tests.conftest import REPO, optional_package
 
 MARKER = "<!-- tested: tests/test_readme.py -->"
 _BLOCK = re.compile(re.escape(MARKER) + r"\n```(\w+)\n(.*?)\n```", re.S)
 # Which extra a block needs, by the framework it imports.
 EXTRAS = {"langgraph": "langgraph", "langchain_core": "langchain"}
-NAMESPACES = ("team",)
 
 
 def readme_blocks() -> list[tuple[str, str]]:
@@ -46,31 +45,28 @@ def test_the_readme_marks_its_integration_examples() -> None:
 
 
 @pytest.fixture
-def clean_env(falkordb_url: str, tmp_path: Path) -> Iterator[dict[str, str]]:
-    """The environment an example runs in: the test database, a bin directory whose
-    ``mragent`` is this checkout's, and the example namespaces empty before and after."""
+def clean_env(tmp_path: Path) -> Iterator[dict[str, str]]:
+    """The environment an example runs in: a home of its own, whose embedded FalkorDB
+    the examples start as a new user's would (and this fixture stops), and a bin
+    directory whose ``mragent`` is this checkout's."""
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     launcher = bin_dir / "mragent"
     main = shlex.quote("from mragent.cli import main; main()")
     launcher.write_text(f'#!/bin/sh\nexec {shlex.quote(sys.executable)} -c {main} "$@"\n')
     launcher.chmod(0o755)
+    home = tmp_path / "home"
     env = {
         **os.environ,
-        "MRAGENT_DB": falkordb_url,
-        "MRAGENT_HOME": str(tmp_path / "home"),
+        "MRAGENT_HOME": str(home),
         "PYTHONPATH": str(REPO),
         "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
     }
-
-    def wipe() -> None:
-        with open_store(falkordb_url) as opened:
-            for name in NAMESPACES:
-                opened.run("delete_namespace", {"ns": name})
-
-    wipe()
-    yield env
-    wipe()
+    env.pop("MRAGENT_DB", None)
+    try:
+        yield env
+    finally:
+        embedded.stop(home)
 
 
 def _run(language: str, code: str, env: dict[str, str], cwd: Path) -> str:
