@@ -135,6 +135,11 @@ def test_the_resident_server_answers_what_the_cli_would(
         assert _hook("remember", "--ns", ns, "--socket", str(sock), stdin=_event(PROMPT)) == (0, "")
     assert not sock.exists()
     assert _count(falkordb_url, ns) == 2
+    sock.write_text("")  # a file left where the socket was: the hook opens the memory itself
+    left = _hook(
+        "recall", "--ns", ns, "--db", falkordb_url, "--socket", str(sock), stdin=_event(PROMPT)
+    )
+    assert left == cold
 
 
 def test_the_installed_entry_point_runs_a_hook(falkordb_url: str, ns: str, tmp_path: Path) -> None:

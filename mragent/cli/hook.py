@@ -193,8 +193,8 @@ def _forward(path: Path, endpoint: str, raw: str, ns: str) -> str | None:
         conn.request("POST", endpoint, raw.encode(), {"X-Mragent-Namespace": ns})
         reply = conn.getresponse()
         body = reply.read().decode()
-    except (ConnectionRefusedError, FileNotFoundError):
-        return None  # a socket left behind: open the memory here instead
+    except OSError:
+        return None  # a socket left behind, or a server gone: open the memory here instead
     finally:
         conn.close()
     if reply.status != 200:
