@@ -4,6 +4,8 @@
   (``pip install 'mragent[langgraph]'``).
 * :mod:`mragent.integrations.langchain`: a LangChain ``BaseRetriever``
   (``pip install 'mragent[langchain]'``).
+* :mod:`mragent.integrations.hooks` and :mod:`mragent.integrations.hook_server`:
+  coding-agent hooks and their resident server (no extra).
 
 They sit on the layer above :mod:`mragent.facade` and reach the memory only
 through a :class:`~mragent.facade.session.MemorySession`, so the trust rules
