@@ -111,6 +111,22 @@ def test_a_put_of_an_existing_key_is_a_correction(store: GraphStore, ns: str) ->
     ]
 
 
+def test_an_agents_correction_of_an_accepted_item_waits_for_review(
+    store: GraphStore, ns: str, agent_token: str
+) -> None:
+    human = open_review(ns, store=store)
+    MragentStore(human).put(ANA, "food", PIZZA)
+    agent = MragentStore(open_memory(ns, token=agent_token, store=store))
+    sushi = {**PIZZA, "text": "Ana likes sushi from Osaka."}
+    agent.put(ANA, "food", sushi)
+    assert agent.get(ANA, "food").value == PIZZA  # type: ignore[union-attr]
+    assert MragentStore(human, include_pending=True).get(ANA, "food").value == sushi  # type: ignore[union-attr]
+    (proposal,) = human.pending()
+    human.accept(proposal["id"])
+    assert agent.get(ANA, "food").value == sushi  # type: ignore[union-attr]
+    assert [i.value for i in agent.search(ANA)] == [sushi]
+
+
 def test_filters_limits_offsets_and_namespaces(store: GraphStore, ns: str) -> None:
     memory = MragentStore(open_memory(ns, principal="human:ana", store=store))
     for stars in range(5):
