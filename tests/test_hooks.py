@@ -112,6 +112,8 @@ def test_recall_prints_memories_with_provenance_within_the_budget(
     assert (code, output) == (0, "")
     code, output = _hook("recall", *common, stdin="not json")
     assert code == 2 and "not JSON" in output
+    code, output = _hook("recall", *common, "--embedder", "hashing:32", stdin=_event(PROMPT))
+    assert code == 2 and "refusing a read" in output  # the namespace's stamp decides
 
 
 def test_the_resident_server_answers_what_the_cli_would(

@@ -70,6 +70,14 @@ MaxTokensOption = Annotated[
 PendingOption = Annotated[
     bool, typer.Option("--include-pending", help="Recall pending memories too.")
 ]
+EmbedderOption = Annotated[
+    str | None,
+    typer.Option(
+        "--embedder", metavar="SPEC", envvar="MRAGENT_EMBEDDER", show_envvar=True,
+        help="Embedder, as for 'mragent recall'; refused unless the namespace is stamped "
+        "with it. Given, the hook opens the memory itself instead of forwarding.",
+    ),
+]  # fmt: skip
 PrefixOption = Annotated[
     str,
     typer.Option(
@@ -87,20 +95,21 @@ def recall_command(
     max_tokens: MaxTokensOption = DEFAULT_MAX_TOKENS,
     include_pending: PendingOption = False,
     socket_path: SocketOption = None,
+    embedder: EmbedderOption = None,
 ) -> None:
     """Print the memories recalled for the prompt of the hook event on stdin."""
     raw = sys.stdin.read()
-    forwarded = _forward(_socket(socket_path), "/recall", raw, ns)
+    forwarded = None if embedder else _forward(_socket(socket_path), "/recall", raw, ns)
     if forwarded is not None:
         _print(forwarded)
         return
     from mragent.cli.common import cli_errors
-    from mragent.facade import open_memory
+    from mragent.cli.memory import session
     from mragent.integrations.hooks import parse_event, recall_context
 
     with cli_errors():
         event = parse_event(raw)
-        with open_memory(ns, principal=principal, db=db) as memory:
+        with session(principal, ns, db, write=False, embedder=embedder) as memory:
             text = recall_context(
                 memory, event.prompt, max_tokens=max_tokens, include_pending=include_pending
             )
@@ -114,6 +123,7 @@ def remember_command(
     db: DbOption = None,
     prefix: PrefixOption = DEFAULT_PREFIX,
     socket_path: SocketOption = None,
+    embedder: EmbedderOption = None,
 ) -> None:
     """Remember the lines of the hook event's prompt that start with the prefix."""
     raw = sys.stdin.read()
@@ -121,17 +131,17 @@ def remember_command(
     # Nothing marked (the usual prompt): nothing to open, nothing written.
     if marker and marker not in raw.casefold():
         return
-    forwarded = _forward(_socket(socket_path), "/remember", raw, ns)
+    forwarded = None if embedder else _forward(_socket(socket_path), "/remember", raw, ns)
     if forwarded is not None:
         _print(forwarded)
         return
     from mragent.cli.common import cli_errors
-    from mragent.facade import open_memory
+    from mragent.cli.memory import session
     from mragent.integrations.hooks import parse_event, remember_marked
 
     with cli_errors():
         event = parse_event(raw)
-        with open_memory(ns, principal=principal, db=db) as memory:
+        with session(principal, ns, db, write=True, embedder=embedder) as memory:
             _print("\n".join(remember_marked(memory, event.prompt, prefix=prefix)))
 
 
@@ -144,14 +154,16 @@ def serve_command(
     include_pending: PendingOption = False,
     prefix: PrefixOption = DEFAULT_PREFIX,
     socket_path: SocketOption = None,
+    embedder: EmbedderOption = None,
 ) -> None:
     """Keep one session open and answer hook events on a Unix socket (owner-only)."""
     from mragent.cli.common import cli_errors
-    from mragent.facade import open_memory
+    from mragent.cli.memory import session
     from mragent.integrations.hook_server import HookSettings, bind
 
     path = _socket(socket_path)
-    with cli_errors(), open_memory(ns, principal=principal, db=db) as memory:
+    # Opened as a reader: a server without a principal recalls, and refuses remember.
+    with cli_errors(), session(principal, ns, db, write=False, embedder=embedder) as memory:
         memory.recall("warm up")  # build the reader before the first prompt waits for it
         settings = HookSettings(max_tokens, include_pending, prefix)
         server = bind(memory, path, settings)
