@@ -15,6 +15,8 @@ The subpackages are layers, each importing only the ones before it
   explain and its views, export/import, re-embedding, migrations.
 * :mod:`mragent.evolution`: NSGA-II over the genome, the acceptance gate, reports.
 * :mod:`mragent.facade`: the agents' facade, re-exported here.
+* :mod:`mragent.integrations`: over the facade, a LangGraph store and a LangChain
+  retriever (each behind its extra) and the coding-agent hooks.
 * :mod:`mragent.mcp_server`: the MCP server on the official SDK.
 * :mod:`mragent.cli`: the ``mragent`` command line on top.
 

@@ -10,15 +10,19 @@ Engines:
 
 An unreachable engine skips its tests with the reason, unless it is named in
 ``MRAGENT_REQUIRE_BACKENDS`` (comma-separated), which turns the skip into a failure.
+The same names cover the optional frameworks the integrations need
+(:func:`optional_package`: ``langgraph``, ``langchain``).
 """
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -44,6 +48,16 @@ def unavailable(engine: str, reason: str) -> None:
     if engine in required_backends():
         pytest.fail(f"{engine} is required (MRAGENT_REQUIRE_BACKENDS) but {reason}")
     pytest.skip(f"{engine} not reachable: {reason}")
+
+
+def optional_package(module: str, name: str) -> Any:
+    """Import an optional framework, or skip (fail when ``name`` is required)."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        if name in required_backends():
+            pytest.fail(f"{name} is required (MRAGENT_REQUIRE_BACKENDS) but {exc}")
+        pytest.skip(f"{name} not installed (pip install 'mragent[{name}]'): {exc}")
 
 
 def _docker_container(engine: str) -> tuple[object, str] | None:

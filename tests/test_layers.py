@@ -1,5 +1,5 @@
 """The packages are layers and import only downward:
-core < memory < apps < evolution < facade < mcp_server < cli.
+core < memory < apps < evolution < facade < integrations < mcp_server < cli.
 
 A module's layer is its first subpackage under ``mragent``. Every import is
 checked, at module level or inside a function, including ``TYPE_CHECKING``
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import mragent
 
-LAYERS = ("core", "memory", "apps", "evolution", "facade", "mcp_server", "cli")
+LAYERS = ("core", "memory", "apps", "evolution", "facade", "integrations", "mcp_server", "cli")
 PACKAGE = Path(mragent.__file__).resolve().parent
 # `mragent` itself is the facade's public name: it stands on the facade's layer.
 FACADE_LAYER = LAYERS.index("facade")

@@ -118,6 +118,12 @@ COMMANDS: dict[str, CommandEntry] = {
         "Serve the memory's agent tools (remember, recall, correct, forget, history, explain) "
         "over MCP. No review, trust or purge tool: those stay with humans.",
     ),
+    "hook": CommandEntry(
+        "mragent.cli.hook",
+        "hook_app",
+        "Coding-agent hooks: recall memories into a prompt's context, remember what the "
+        "person marked.",
+    ),
     "db": CommandEntry("mragent.cli.db", "app", "Start, stop and inspect the embedded FalkorDB."),
     "genome": CommandEntry(
         "mragent.cli.genome", "app", "Show the genes, their ranges and the presets."

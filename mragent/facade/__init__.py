@@ -10,7 +10,7 @@ the MCP server and the command line build on it.
 """
 
 from mragent.facade.open import open_memory, open_review
-from mragent.facade.results import ContextItem, Forgotten, Recall, Written
+from mragent.facade.results import ContextItem, Forgotten, Recall, Sourced, Written
 from mragent.facade.review import ReviewSession
 from mragent.facade.session import MemorySession
 
@@ -20,6 +20,7 @@ __all__ = [
     "MemorySession",
     "Recall",
     "ReviewSession",
+    "Sourced",
     "Written",
     "open_memory",
     "open_review",

@@ -94,6 +94,29 @@ class Recall(_Result):
     timings_ms: dict[str, float]
 
 
+class Sourced(_Result):
+    """A version found by its source, as the read view sees it now.
+
+    Attributes:
+        id, lineage: The version and the memory it is a version of.
+        source: Its source (an integration's address for it).
+        text: Its text.
+        trust: Its trust state (at ``as_of`` for a read in the past).
+        principal: Who wrote the version.
+        recorded_at: When the version was written (epoch seconds).
+        created_at: When the memory's first version was written.
+    """
+
+    id: str
+    lineage: str
+    source: str
+    text: str
+    trust: TrustState
+    principal: str
+    recorded_at: float
+    created_at: float
+
+
 class Forgotten(_Result):
     """What a forget or purge did: the versions tombstoned (or erased)."""
 

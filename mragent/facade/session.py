@@ -29,7 +29,7 @@ from mragent.core.store.base import GraphStore
 from mragent.core.view import DEFAULT_SCOPE, ReadView, validate_scope
 from mragent.facade import arguments as arg
 from mragent.facade.freshness import FreshReader
-from mragent.facade.results import ContextItem, Forgotten, Recall, Written, trust_at
+from mragent.facade.results import ContextItem, Forgotten, Recall, Sourced, Written, trust_at
 from mragent.memory.audit import AuditLog
 from mragent.memory.auth import Standing
 from mragent.memory.principal import Principal
@@ -189,6 +189,32 @@ class MemorySession:
             principal.check_read([where])
         with self._lock:
             return self._memories.get(memory_id, where)
+
+    def by_source(
+        self,
+        prefix: str,
+        *,
+        ids: Sequence[str] | None = None,
+        scopes: Sequence[str] | None = None,
+        include_pending: bool = False,
+        as_of: float | None = None,
+    ) -> list[Sourced]:
+        """The versions the read view sees whose source starts with ``prefix``.
+
+        Args:
+            prefix: A source prefix (an integration's address space for its items).
+            ids: Only these versions (None: every one under the prefix).
+            scopes, include_pending, as_of: The read view, as for :meth:`recall`.
+
+        Returns:
+            Current versions (at ``as_of``), ordered by source, then record time.
+        """
+        view = self._view(scopes, include_pending, as_of)
+        params = {"ns": self.ns, **view.params(), "prefix": prefix,
+                  "ids": None if ids is None else list(ids)}  # fmt: skip
+        with self._lock:
+            rows = self.store.run("memory_by_source", params)
+        return [Sourced.model_validate(row) for row in rows if row["text"] is not None]
 
     def history(self, memory_id: str, *, scope: str | None = None) -> list[MemoryRecord]:
         """Every version of a memory, oldest first, with trust, valid and record time."""
