@@ -261,6 +261,15 @@ class MemorySession:
             principal.check_read(view.scopes)
         return view
 
+    def default_genome(self) -> Genome:
+        """The genome a recall without one uses: the session's, else the namespace's
+        (``real-model`` for a namespace a real model stamped, else ``default``)."""
+        if self.genome is not None:
+            return self.genome
+        with self._lock:
+            reader = self._reader(self._view(None, False, None))
+        return reader.default_genome if reader is not None else load_genome(None)
+
     def _genome(self, genome: Genome | str | None) -> Genome | None:
         if genome is None:
             return self.genome

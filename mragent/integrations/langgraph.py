@@ -199,7 +199,7 @@ class MragentStore(BaseStore):
     ) -> list[tuple[Sourced, float | None]]:
         """Reconstruct from ``query``; the memories handed to synthesis that lie under
         ``prefix``, best first, each with its score."""
-        genome = self.session.genome
+        genome = self.session.default_genome()
         if genome.maxContent < wanted:
             limit = min(MAX_CONTENT, wanted)
             genome = Genome(**{**genome.model_dump(), "maxContent": limit})
