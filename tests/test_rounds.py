@@ -17,7 +17,10 @@ from mragent.core.retrieval.reconstruct import traverse_params
 from mragent.core.retrieval.rounds import ChainScores, Population, handed_tags
 from mragent.core.store.base import GraphStore
 from mragent.core.view import ReadView
+from mragent.memory.audit import AuditLog
+from mragent.memory.principal import Principal
 from mragent.memory.reader import Memory
+from mragent.memory.writer import Memories
 from tests.fixtures import ingest
 
 PIN = Path(__file__).parent / "data" / "one_round_pin.json"
@@ -182,3 +185,20 @@ def test_a_tag_the_question_names_is_not_handed_on() -> None:
     assert handed_tags(["Tomas Brandvold", "Harbour"], "Who built the harbour?") == [
         "Tomas Brandvold"
     ]
+
+
+def test_a_write_between_rounds_is_answered_from_the_refreshed_index(
+    chain_memory: Memory, audit_log_path: Path
+) -> None:
+    # The reader's index predates the new memory: the first round trip returns a content
+    # it does not know, the reader refreshes and answers again with it.
+    writer = Memories(chain_memory.store, chain_memory.ns, AuditLog(audit_log_path))
+    writer.remember(
+        "Tomas Brandvold left Tromso for Bergen in 1950.",
+        principal=Principal("human", "ana"),
+        title="Brandvold in Bergen",
+        tags=["Tomas Brandvold", "Bergen"],
+    )
+    rec = chain_memory.reconstruct(CHAIN_QUESTION, ROUNDS)
+    assert rec.version == chain_memory.version
+    assert "Brandvold in Bergen" in {r.candidate.title for r in rec.ranked}

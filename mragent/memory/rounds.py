@@ -19,7 +19,7 @@ chooses the next round's cues and scores what came back.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -48,6 +48,7 @@ class RoundsState:
 
     chains: ChainScores
     pool: list[str]  # the most relevant contents by own relevance, best first
+    indexed: Mapping[str, int]  # the contents the reader's index holds, by id
     traversals: list[Traversal] = field(default_factory=list)
     returned: dict[str, Candidate] = field(default_factory=dict)  # id -> with its text
     handed: set[str] = field(default_factory=set)  # contents whose tags were handed on
@@ -89,7 +90,7 @@ def start(
     pool = [passages.ids[slot] for slot in near]
     pool += [passages.ids[int(bm25.slots[i])] for i in best]
     chains.known(pool)
-    return RoundsState(chains, chains.best(pool, len(pool)))
+    return RoundsState(chains, chains.best(pool, len(pool)), passages.slot_of)
 
 
 def seed_hits(
@@ -115,16 +116,22 @@ def absorb(state: RoundsState, found: Traversal, handing: dict[str, list[str]]) 
     contents that handed on the cues they were reached from."""
     chains = state.chains
     contents = [c for _, c in found.seeds] + found.candidates + [c for _, c in found.bridges]
+    # A content written after the reader's version is unknown to its index; the reader
+    # then answers again from its refreshed index (Memory.reconstruct), so pass it by.
+    contents = [c for c in contents if c.id in state.indexed]
     for cand in contents:
         state.returned.setdefault(cand.id, cand)
     chains.known(c.id for c in contents)
     raised: list[str] = []
     for cand in found.candidates:
+        if cand.id not in state.indexed:
+            continue
         for trail in cand.trails:
             for via in handing.get(trail.nodes[0], ()):
                 raised += chains.chain(via, [cand.id])
     for seed_id, cand in found.bridges:
-        raised += chains.chain(seed_id, [cand.id])
+        if cand.id in state.indexed and seed_id in state.indexed:
+            raised += chains.chain(seed_id, [cand.id])
     state.traversals.append(found)
     state.raised = list(dict.fromkeys(raised))
 
