@@ -5,6 +5,15 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
+# A fresh machine may lack the Java the Neo4j server runs on and the headless
+# browser two tests drive: install them from Debian's packages when apt-get can.
+missing=()
+command -v java >/dev/null || missing+=(openjdk-17-jre-headless)
+command -v chromium >/dev/null || missing+=(chromium)
+if [ "${#missing[@]}" -gt 0 ] && command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
+  apt-get update -qq && apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
 bash scripts/neo4j-local.sh start
 trap 'bash scripts/neo4j-local.sh stop >/dev/null 2>&1 || true' EXIT
 
