@@ -15,7 +15,7 @@ from mragent.core.genome import Fusion, Genome, PromptStrategy, Rerank
 from mragent.core.retrieval.cue_search import CueIndex
 from mragent.core.retrieval.fusion import Side, fuse
 from mragent.core.retrieval.reconstruct import Candidate, Trail
-from mragent.core.retrieval.rerank import rerank
+from mragent.core.retrieval.rerank import personalized_pagerank, rerank
 from mragent.core.retrieval.synthesis import assemble
 from mragent.core.store.base import GraphStore
 from mragent.memory.reader import Memory
@@ -251,3 +251,31 @@ def test_native_vector_index_chooses_the_same_cues_at_high_ef(memory: Memory) ->
         hnsw = [c.id for c in memory.reconstruct(question, genome).cues]
         native = [c.id for c in memory.reconstruct(question, genome, native_vector_index=True).cues]
         assert hnsw == native
+
+
+def test_damping_sets_how_far_ppr_walks_from_the_entries() -> None:
+    # a is one edge from the entry's tag, b two: the more often the walker follows an
+    # edge rather than restarting at the entry cue, the more of its time b receives.
+    near = _candidate("a", Trail(("cue", "t1", "a"), 1.0, 1))
+    far = _candidate("b", Trail(("cue", "t1", "t2", "b"), 1.0, 2))
+
+    def share_of_far(damping: float) -> float:
+        scores = personalized_pagerank([near, far], {"cue": 1.0}, damping)
+        return scores["b"] / scores["a"]
+
+    assert share_of_far(0.95) > share_of_far(0.5) > share_of_far(0.05)
+    ranked = rerank([near, far], Rerank.PPR, {"cue": 1.0}, damping=0.5)
+    assert [r.candidate.id for r in ranked] == ["a", "b"]
+
+
+def test_the_reader_hands_damping_to_ppr(memory: Memory) -> None:
+    genome = Genome(rerank=Rerank.PPR, graphWeight=2.0)
+    low = memory.reconstruct(QUESTION, genome.replace(damping=0.05))
+    high = memory.reconstruct(QUESTION, genome.replace(damping=0.95))
+    assert [r.score for r in low.ranked] != [r.score for r in high.ranked]
+
+
+def _candidate(content_id: str, trail: Trail) -> Candidate:
+    return Candidate(
+        content_id, content_id, content_id, "", trail.evidence, 1, 5, trail.hops, (trail,)
+    )
