@@ -279,10 +279,13 @@ class Memory:
             if isinstance(relevance, rounds.RoundsState):
                 handing = {hit.id: [hit.seed] for hit in found.entries if hit.seed}
                 rounds.absorb(relevance, found, handing)
-                rounds.later_rounds(
-                    relevance, self.store, self.ns, self.view, self.index, question,
-                    self._masks()[0], genome,
-                )  # fmt: skip
+                # A stale first round is answered again: no later round from it, unless
+                # it is the last attempt.
+                if self._current(found, relevance) or attempt == MAX_RETRIES:
+                    rounds.later_rounds(
+                        relevance, self.store, self.ns, self.view, self.index, question,
+                        self._masks()[0], genome,
+                    )  # fmt: skip
             timings["traversal"] += (time.perf_counter() - mark) * 1000
             if self._current(found, relevance):
                 break
@@ -293,7 +296,9 @@ class Memory:
 
     def _current(self, found: Traversal, relevance: object) -> bool:
         """Whether every round trip read the version the reader's indexes reflect."""
-        trips = relevance.traversals if isinstance(relevance, rounds.RoundsState) else [found]
+        trips = [found]
+        if isinstance(relevance, rounds.RoundsState):
+            trips += relevance.traversals
         held = (self.index.uid, self.index.version)
         return all((trip.uid, trip.version) == held for trip in trips)
 
