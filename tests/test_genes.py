@@ -256,8 +256,8 @@ def test_native_vector_index_chooses_the_same_cues_at_high_ef(memory: Memory) ->
 def test_damping_sets_how_far_ppr_walks_from_the_entries() -> None:
     # a is one edge from the entry's tag, b two: the more often the walker follows an
     # edge rather than restarting at the entry cue, the more of its time b receives.
-    near = _candidate("a", Trail(("cue", "t1", "a"), 1.0, 1))
-    far = _candidate("b", Trail(("cue", "t1", "t2", "b"), 1.0, 2))
+    near = _candidate("a", [(("cue", "t1", "a"), 1.0)])
+    far = _candidate("b", [(("cue", "t1", "t2", "b"), 1.0)])
 
     def share_of_far(damping: float) -> float:
         scores = personalized_pagerank([near, far], {"cue": 1.0}, damping)
@@ -273,9 +273,3 @@ def test_the_reader_hands_damping_to_ppr(memory: Memory) -> None:
     low = memory.reconstruct(QUESTION, genome.replace(damping=0.05))
     high = memory.reconstruct(QUESTION, genome.replace(damping=0.95))
     assert [r.score for r in low.ranked] != [r.score for r in high.ranked]
-
-
-def _candidate(content_id: str, trail: Trail) -> Candidate:
-    return Candidate(
-        content_id, content_id, content_id, "", trail.evidence, 1, 5, trail.hops, (trail,)
-    )
