@@ -43,8 +43,8 @@ RULE = (
 
 
 def _regresses(baseline: Evaluation, variant: Evaluation) -> bool:
-    """Whether a quality metric fell (a timed-out variant always regresses)."""
-    if variant.timed_out:
+    """Whether a quality metric fell (a timed-out or screened-only variant always regresses)."""
+    if not variant.full:
         return True
     return any(
         variant.metric(name) < baseline.metric(name) - EPS for name in variant.objectives.quality

@@ -234,13 +234,20 @@ def export_study(
     study.add_trials(
         [
             optuna.trial.create_trial(
-                state=TrialState.FAIL if t.evaluation.timed_out else TrialState.COMPLETE,
+                state=_state(t),
                 params={name: t.params[name] for name in dists},
                 distributions=dists,
-                values=None if t.evaluation.timed_out else list(t.values),
+                values=list(t.values) if t.evaluation.full else None,
                 user_attrs=_user_attrs(t),
             )
             for t in trials
         ]
     )
     return study_name
+
+
+def _state(trial: Trial) -> TrialState:
+    """Optuna's state for a trial: failed when timed out, pruned when only screened."""
+    if trial.evaluation.timed_out:
+        return TrialState.FAIL
+    return TrialState.COMPLETE if trial.evaluation.full else TrialState.PRUNED
