@@ -5,6 +5,7 @@ corpus of ``test_evolution.py``); the rule and the selection's bookkeeping are
 checked on the deterministic stand-in fitness.
 """
 
+# ruff: noqa: F811  (the fixtures imported from test_evolution are parameters here)
 from __future__ import annotations
 
 import json
