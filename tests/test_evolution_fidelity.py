@@ -165,3 +165,38 @@ def test_reference_points_fit_the_population() -> None:
     assert len(reference_points(4, 32)) == 20  # three divisions: C(6, 3)
     assert len(reference_points(5, 32)) == 15
     assert reference_points(5, 16).shape[1] == 5
+
+
+# --------------------------------------------------------------------------- TPE in the loop
+
+
+def _tpe_study(generations: int = 3) -> Study:
+    from mragent.core.genome import CORE_GENES
+    from mragent.evolution.objectives import ACCURACY
+    from mragent.evolution.tpe_proposer import TpeProposer
+
+    return Study(
+        _fake_evaluate,
+        population=8,
+        generations=generations,
+        seed=2,
+        seeds=SEEDS,
+        proposer=TpeProposer(ACCURACY, CORE_GENES),
+        proposals=4,
+    )
+
+
+def test_tpe_proposals_join_deaps_loop_reproducibly() -> None:
+    first, second = _tpe_study(), _tpe_study()
+    first.optimize()
+    second.optimize()
+    assert _fingerprint(first) == _fingerprint(second)
+    proposed = [t for t in first.trials if t.origin == "proposer"]
+    assert proposed and {t.generation for t in proposed} == {1, 2, 3}
+    assert all(entry["rejected"] == 0 for entry in first.logbook)
+    early = _tpe_study(generations=1)
+    early.optimize()
+    resumed = _tpe_study()
+    resumed.restore(json.loads(json.dumps(early.state())))
+    resumed.optimize()
+    assert _fingerprint(resumed) == _fingerprint(first)

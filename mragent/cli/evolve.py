@@ -218,6 +218,15 @@ RacingMarginOption = Annotated[
         "genome that costs no more rules a screened one out.",
     ),
 ]
+TpeOption = Annotated[
+    int,
+    typer.Option(
+        "--tpe",
+        min=0,
+        help="Genomes Optuna's TPE, fitted on the whole archive, proposes each generation "
+        "beside DEAP's offspring (DEAP's selection still decides who survives; 0: none).",
+    ),
+]
 ExperimentOption = Annotated[
     Path | None,
     typer.Option(
@@ -265,6 +274,7 @@ def evolve_command(
     selection: SelectionOption = Selection.NSGA2,
     screen: ScreenOption = None,
     racing_margin: RacingMarginOption = DEFAULT_MARGIN,
+    tpe: TpeOption = 0,
     experiment: ExperimentOption = None,
     as_json: JsonOption = False,
     embedder: EmbedderOption = None,
@@ -305,7 +315,7 @@ def evolve_command(
                 exp.compare,
                 exp.compare_seeds,
             )
-            time_cap = exp.time_cap_s
+            time_cap, tpe = exp.time_cap_s, exp.tpe_proposals
             retime_repeats = exp.retime_repeats or retime_repeats
             if not _given(ctx, "out_dir"):
                 out_dir = exp.results_dir
@@ -341,6 +351,7 @@ def evolve_command(
                 selection=selection.value,
                 screen_share=_screen_share(screen, _train_count(data, split, seed)),
                 racing_margin=racing_margin,
+                tpe_proposals=tpe,
             )
             run = _run_with_progress(store, data, options)
         paths = write_reports(run)
@@ -354,7 +365,7 @@ def evolve_command(
 _EXPERIMENT_SETS = (
     "corpus", "dataset", "path", "db", "generations", "population", "seed", "split",
     "workers", "compare", "compare_seeds", "objective", "genes", "max_depth", "time_cap",
-    "retime_repeats", "selection", "screen", "racing_margin", "embedder",
+    "retime_repeats", "selection", "screen", "racing_margin", "embedder", "tpe",
 )  # fmt: skip
 """The options an experiment file replaces."""
 

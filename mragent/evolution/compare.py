@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from mragent.evolution.gate import evaluations_to_gate
@@ -105,9 +105,15 @@ def _reached(values: Sequence[int | None]) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class Comparison:
-    """Every method's run at every seed."""
+    """Every method's run at every seed.
+
+    Attributes:
+        runs: The runs.
+        labels: How reports name each method (ours say what drives them).
+    """
 
     runs: tuple[MethodRun, ...]
+    labels: Mapping[str, str] = field(default_factory=lambda: dict(LABELS))
 
     @property
     def seeds(self) -> list[int]:
@@ -152,7 +158,7 @@ class Comparison:
         shares = self.share_to_reach_random(method)
         return {
             "method": method,
-            "label": LABELS[method],
+            "label": self.labels[method],
             "seeds": self.seeds,
             "evaluations": budgets,
             "cost_full_evaluations": [round(r.cost, 3) for r in runs],
@@ -177,7 +183,7 @@ class Comparison:
         losses = sum(b > a + 1e-12 for a, b in zip(ours, theirs, strict=True))
         p = sign_test(wins, losses)
         supported = p <= SIGNIFICANCE
-        name, rival = LABELS[method], LABELS[other]
+        name, rival = self.labels[method], self.labels[other]
         verdict = (
             f"{name} beats {rival} on final hypervolume"
             if supported
@@ -299,4 +305,8 @@ def compare_searches(
             trials = tuple(found[method])
             curve = tuple(hypervolume_curve(trials, base))
             runs.append(MethodRun(method, seed, trials, curve, spent(trials)))
-    return Comparison(tuple(runs))
+    labels = dict(LABELS)
+    if reference.proposer is not None and reference.proposals:
+        for ours in OURS:  # both selections run with the lead's proposer
+            labels[ours] = f"{LABELS[ours][:-1]} + {reference.proposals} TPE proposals/gen)"
+    return Comparison(tuple(runs), labels)

@@ -73,6 +73,7 @@ _SCHEMA: dict[str, dict[str, type | tuple[type, ...]]] = {
         "racing_margin": (float, int),
         "compare": bool,
         "compare_seeds": int,
+        "tpe_proposals": int,
     },
     "constraints": {"time_cap_s": (float, int), "retime_repeats": int},
     "genes": {"ranges": dict},
@@ -105,6 +106,7 @@ class Experiment:
         racing_margin: Racing's margin.
         compare: Whether the other searches run too.
         compare_seeds: Seeds compared.
+        tpe_proposals: TPE proposals per generation inside DEAP's loop.
         time_cap_s: Per-genome time cap (None: none).
         retime_repeats: Repeats of the latency re-timing (None: the default).
         title: A one-line title for the results.
@@ -130,6 +132,7 @@ class Experiment:
     racing_margin: float
     compare: bool
     compare_seeds: int
+    tpe_proposals: int
     time_cap_s: float | None
     retime_repeats: int | None
     title: str
@@ -225,8 +228,8 @@ def load_experiment(path: Path) -> Experiment:
     share = search.get("screen_share")
     if share is not None and not 0.0 < float(share) < 1.0:
         raise _fail(path, "search.screen_share", "must lie in (0, 1)")
-    for key in ("population", "generations", "workers", "compare_seeds"):
-        low = {"population": 4, "generations": 0}.get(key, 1)
+    for key in ("population", "generations", "workers", "compare_seeds", "tpe_proposals"):
+        low = {"population": 4, "generations": 0, "tpe_proposals": 0}.get(key, 1)
         if key in search and search[key] < low:
             raise _fail(path, f"search.{key}", f"must be >= {low}")
     corpus = data.get("corpus")
@@ -254,6 +257,7 @@ def load_experiment(path: Path) -> Experiment:
         racing_margin=float(search.get("racing_margin", DEFAULT_MARGIN)),
         compare=search.get("compare", False),
         compare_seeds=search.get("compare_seeds", 8),
+        tpe_proposals=search.get("tpe_proposals", 0),
         time_cap_s=None if "time_cap_s" not in constraints else float(constraints["time_cap_s"]),
         retime_repeats=constraints.get("retime_repeats"),
         title=tables.get("about", {}).get("title", path.stem),

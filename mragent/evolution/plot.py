@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mragent.evolution.compare import LABELS, Comparison, MethodRun
+from mragent.evolution.compare import Comparison, MethodRun
 from mragent.evolution.trial import Trial, pareto_front
 
 if TYPE_CHECKING:
@@ -140,7 +140,7 @@ def plot_comparison(path: Path, comparison: Comparison, title: str = "") -> None
                 return run.curve[reached - 1] if reached else 0.0
 
             columns = [[at(r, x) for r in runs] for x in xs]
-            ax.plot(xs, [statistics.median(v) for v in columns], label=LABELS[method])
+            ax.plot(xs, [statistics.median(v) for v in columns], label=comparison.labels[method])
             ax.fill_between(xs, [min(v) for v in columns], [max(v) for v in columns], alpha=0.15)
         ax.set_xlabel("cost: full evaluations (a screened genome counts its share)")
         ax.set_ylabel("hypervolume (all objectives)")

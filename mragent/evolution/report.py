@@ -146,6 +146,7 @@ def _search_section(run: EvolveRun) -> dict[str, Any]:
         "algorithm": f"{selection}; SBX + polynomial mutation (numeric), uniform + random "
         "choice (enum)",
         "selection": run.options.selection,
+        "tpe_proposals": run.options.tpe_proposals,
         "racing": None
         if racing is None
         else {

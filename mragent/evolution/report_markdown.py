@@ -7,7 +7,6 @@ from typing import Any
 
 from mragent.core.corpus import Question
 from mragent.core.genome import GENES
-from mragent.evolution.compare import LABELS
 from mragent.evolution.gate import RULE as GATE_RULE
 from mragent.evolution.gate import GateResult
 from mragent.evolution.hypervolume import HYPERVOLUME_RULE
@@ -212,7 +211,7 @@ def _comparison(comparison: dict[str, Any] | None) -> list[str]:
     for f in comparison["methods"]:
         costs = f.get("cost_full_evaluations") or f["evaluations"]
         lines.append(
-            f"| {LABELS[f['method']]} | {_median_range(f['evaluations'])} | "
+            f"| {f['label']} | {_median_range(f['evaluations'])} | "
             f"{statistics.median(costs):.1f} | "
             f"{_spread(f['final_hypervolume'], '.4f')} | {_spread(f['best_score'], '.3f')} | "
             f"{f['inside_box_share']['median']:.0%} | "

@@ -26,6 +26,7 @@ from mragent.evolution.objectives import ACCURACY, RECALL, objectives_named
 from mragent.evolution.proposer import MutationProposer
 from mragent.evolution.split import DEFAULT_SPLIT, split_questions
 from mragent.evolution.study import NSGA2, SELECTIONS, Study
+from mragent.evolution.tpe_proposer import TpeProposer
 from mragent.evolution.trial import Evaluation, Trial
 from mragent.memory.reader import Memory
 
@@ -71,6 +72,9 @@ class EvolveOptions:
             :mod:`mragent.evolution.fidelity`).
         racing_margin: Quality lead by which a full-fidelity genome rules a
             screened one out.
+        tpe_proposals: Genomes Optuna's TPE, fitted on the archive, proposes each
+            generation beside DEAP's offspring (0: none;
+            :mod:`mragent.evolution.tpe_proposer`).
     """
 
     corpus_path: Path
@@ -95,6 +99,7 @@ class EvolveOptions:
     selection: str = NSGA2
     screen_share: float | None = None
     racing_margin: float = DEFAULT_MARGIN
+    tpe_proposals: int = 0
 
     def __post_init__(self) -> None:
         if self.generations < 0:
@@ -103,6 +108,8 @@ class EvolveOptions:
             raise ValueError(f"population must be >= 4, got {self.population}")
         if self.workers < 1:
             raise ValueError(f"workers must be >= 1, got {self.workers}")
+        if self.tpe_proposals < 0:
+            raise ValueError(f"tpe_proposals must be >= 0, got {self.tpe_proposals}")
         if self.compare_seeds < 1:
             raise ValueError(f"compare_seeds must be >= 1, got {self.compare_seeds}")
         if self.retime_repeats < 1:
@@ -194,6 +201,8 @@ def fingerprint(options: EvolveOptions, sha: str, train: list[Question]) -> dict
     racing = options.racing()
     if racing is not None:
         stamp["racing"] = [racing.share, racing.margin]
+    if options.tpe_proposals:
+        stamp["tpe_proposals"] = options.tpe_proposals
     return stamp
 
 
@@ -351,7 +360,12 @@ def new_study(
     selection: str | None = None,
 ) -> Study:
     """The (not yet run) study a run makes: the namespace's default as baseline, the
-    other presets as seeds, the run's selection (or ``selection``) and racing rule."""
+    other presets as seeds, the run's selection (or ``selection``), racing rule and TPE
+    proposals (an explicit ``proposer`` replaces TPE's)."""
+    objectives = objectives_named(options.objective)
+    proposals = 2 if proposer is not None else options.tpe_proposals
+    if proposer is None and options.tpe_proposals:
+        proposer = TpeProposer(objectives, options.genes())
     return Study(
         evaluator,
         population=options.population,
@@ -360,7 +374,8 @@ def new_study(
         baseline=baseline,
         seeds=[g for g in PRESETS.values() if g != baseline],
         proposer=proposer,
-        objectives=objectives_named(options.objective),
+        proposals=proposals,
+        objectives=objectives,
         genes=options.genes(),
         on_trial=on_trial,
         selection=selection or options.selection,

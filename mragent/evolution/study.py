@@ -380,6 +380,7 @@ class Study:
             best=self.best_trial,
             count=self.proposals,
             rng=random.Random(self.seed * 1_000_003 + generation),
+            archive=tuple(self.trials),
         )
         accepted: list[Genome] = []
         rejected = 0
