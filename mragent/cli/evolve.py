@@ -37,7 +37,8 @@ from mragent.core.view import ReadView
 from mragent.evolution.checkpoint import checkpoint_path
 from mragent.evolution.experiment import Experiment, load_experiment
 from mragent.evolution.fidelity import DEFAULT_MARGIN, DEFAULT_SHARE
-from mragent.evolution.latency import RETIME_REPEATS
+from mragent.evolution.gate import ACCURACY_GAIN, LATENCY_GAIN
+from mragent.evolution.latency import RETIME_REPEATS, VETO_RATIO
 from mragent.evolution.objectives import ACCURACY, RECALL, RECALL_METRIC
 from mragent.evolution.report import write_reports
 from mragent.evolution.run import (
@@ -284,12 +285,12 @@ def evolve_command(
     Objectives: accuracy (max) or, with --objective recall, support recall@5 and
     accuracy (max); then cost = deterministic work (min), context tokens (min),
     hops (min). The winner is the highest-scoring genome of the whole archive
-    that keeps its training quality objectives and gains 5 points in one of them
-    or cuts work 20%; a work-only claim is re-timed against the default and
-    vetoed only when the confidence interval of the latency ratio lies wholly
-    above 0.8 (an unclear measurement leaves the decision as it is). Writes
-    optimize.report.json, optimize.report.md and pareto.png to --out; a
-    checkpoint after every generation (--resume).
+    that keeps its training quality objectives and gains {gain:g} points in one of
+    them or cuts work {work:g}%; a work-only claim is re-timed against the default
+    and vetoed only when the confidence interval of the latency ratio (variant
+    over default) lies wholly above {veto:.2f} (an unclear measurement leaves
+    the decision as it is). Writes optimize.report.json, optimize.report.md and
+    pareto.png to --out; a checkpoint after every generation (--resume).
 
     Exit codes: 0 the gate passed; 3 no variant passed (the baseline stands);
     2 bad input or a corrupt checkpoint (moved aside); 1 database failure;
@@ -360,6 +361,13 @@ def evolve_command(
     else:
         _print_summary(run, paths)
     raise typer.Exit(code=run.exit_code)
+
+
+# The help states the gate's thresholds from the constants the gate decides with, so
+# the two cannot drift apart.
+evolve_command.__doc__ = (evolve_command.__doc__ or "").format(
+    gain=ACCURACY_GAIN * 100, work=LATENCY_GAIN * 100, veto=VETO_RATIO
+)
 
 
 _EXPERIMENT_SETS = (
