@@ -68,6 +68,7 @@ def test_published_results_belong_to_their_experiment(path: Path) -> None:
         ("[search]\npopulation = true\n", "search.population"),
         ('[data]\ndataset = "musique"\n', "data.path"),
         ("[search]\nscreen_share = 1.5\n", "search.screen_share"),
+        ("[search]\ntpe_proposals = -1\n", "search.tpe_proposals"),
     ],
 )
 def test_a_bad_experiment_names_its_file_and_key(tmp_path: Path, text: str, key: str) -> None:

@@ -310,7 +310,7 @@ def evolve_command(
                 exp.gene_set,
                 Selection(exp.selection),
             )
-            screen = exp.screen_share if exp.screen_share is not None else 0.0
+            screen = exp.screen_share
             racing_margin, compare, compare_seeds = (
                 exp.racing_margin,
                 exp.compare,

@@ -102,7 +102,8 @@ class Experiment:
         generations: Generations after the first.
         seed: The run's seed.
         workers: Dask workers (1: in process).
-        screen_share: Racing's screening share (None: no racing).
+        screen_share: Racing's screening share (0 or 1: no racing; None: the
+            command's default, racing from 24 training questions).
         racing_margin: Racing's margin.
         compare: Whether the other searches run too.
         compare_seeds: Seeds compared.
@@ -226,8 +227,8 @@ def load_experiment(path: Path) -> Experiment:
     except ValueError:
         raise _fail(path, "search.genes", f"unknown gene set {search['genes']!r}") from None
     share = search.get("screen_share")
-    if share is not None and not 0.0 < float(share) < 1.0:
-        raise _fail(path, "search.screen_share", "must lie in (0, 1)")
+    if share is not None and not 0.0 <= float(share) <= 1.0:
+        raise _fail(path, "search.screen_share", "must lie in [0, 1] (0 or 1: no racing)")
     for key in ("population", "generations", "workers", "compare_seeds", "tpe_proposals"):
         low = {"population": 4, "generations": 0, "tpe_proposals": 0}.get(key, 1)
         if key in search and search[key] < low:
