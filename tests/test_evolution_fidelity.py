@@ -200,3 +200,29 @@ def test_tpe_proposals_join_deaps_loop_reproducibly() -> None:
     resumed.restore(json.loads(json.dumps(early.state())))
     resumed.optimize()
     assert _fingerprint(resumed) == _fingerprint(first)
+
+
+def test_a_racing_study_resumed_from_its_checkpoint_continues_exactly(
+    falkor: GraphStore, corpus_path: Path
+) -> None:
+    questions = load_corpus(corpus_path).questions
+    unbroken = _racing_study(falkor, questions)
+    racing = Racing(share=1 / 3, margin=0.0)
+
+    def study(generations: int) -> Study:
+        memory = Memory(falkor, "evolve-test")
+        judge = Evaluator(memory, questions, screening=racing.subset(questions, 3))
+        return Study(
+            judge, population=6, generations=generations, seed=3, seeds=SEEDS, racing=racing
+        )
+
+    early = study(1)
+    early.optimize()
+    # A new process: a fresh evaluator that knows the checkpoint's full evaluations only.
+    resumed = study(3)
+    resumed.restore(json.loads(json.dumps(early.state())))
+    evaluator = resumed.evaluate
+    assert isinstance(evaluator, Evaluator)
+    evaluator.cache.update({t.genome: t.evaluation for t in resumed.full_trials})
+    resumed.optimize()
+    assert _fingerprint(resumed) == _fingerprint(unbroken)

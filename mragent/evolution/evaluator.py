@@ -203,17 +203,20 @@ class Evaluator:
         """
         if not self.screening:
             raise ValueError("this evaluator has no screening subset")
-        todo = list(dict.fromkeys(g for g in genomes if g not in self.cache))
-        fresh = [g for g in todo if g not in self._judged]
+        todo = list(dict.fromkeys(genomes))
+        fresh = [g for g in todo if g not in self._judged and g not in self.cache]
+        # A genome known only from a checkpoint (in the cache, without its questions'
+        # results) is judged on the screening questions again: deterministic, so its
+        # figures are the ones the interrupted run had.
         self._run(todo, self.screening)
-        found = {g: self._evaluation(g, self.screening) for g in dict.fromkeys(genomes)}
+        found = {g: self._evaluation(g, self.screening) for g in todo}
         for genome in fresh:
             self._store(genome, found[genome], full=False)
         return [found[g] for g in genomes]
 
     def screened(self, genome: Genome) -> Evaluation:
-        """A judged genome's figures on the screening questions (no question is run)."""
-        return self._evaluation(genome, self.screening)
+        """A genome's figures on the screening questions (run only if never judged there)."""
+        return self.screen([genome])[0]
 
     def _run(self, genomes: Sequence[Genome], indices: Sequence[int]) -> None:
         """Judge each genome on those of ``indices`` it has not been judged on."""
