@@ -483,6 +483,8 @@ def _trial_line(trial: Trial) -> str:
     e, genome = trial.evaluation, trial.genome
     recall = f"R@5 {100 * e.metric(RECALL_METRIC):.1f} " if e.recall else ""
     late = " TIMED OUT (dominated)" if e.timed_out else ""
+    if not e.timed_out and e.fidelity < 1.0:
+        late = f" screened on {e.questions} questions (not promoted)"
     return (
         f"#{trial.number} gen {trial.generation}: {recall}acc {100 * e.accuracy:.1f} "
         f"work {e.work:.0f} p50 {e.latency_p50_ms:.0f} ms depth {genome.traversalDepth} "
