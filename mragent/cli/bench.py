@@ -11,11 +11,7 @@ from rich.table import Table
 
 from mragent.apps.abstention import AbstentionReport, run_abstention
 from mragent.apps.baselines import FLAT_METHODS
-from mragent.apps.bench import (
-    bench_report,
-    run_bench,
-    write_json_atomic,
-)
+from mragent.apps.bench import bench_report, run_bench
 from mragent.apps.negative import run_negative
 from mragent.apps.negative_report import CATEGORIES, NegativeReport
 from mragent.apps.unanswerable import DEFAULT_SAMPLE
@@ -41,6 +37,7 @@ from mragent.cli.common import (
 )
 from mragent.cli.identity import corpus_writer, granted_view
 from mragent.core.embedding.cache import cached
+from mragent.core.files import write_json_atomic
 from mragent.core.genome import load_genome
 from mragent.core.retrieval.abstention import AbstentionRule
 from mragent.core.store import open_store
