@@ -36,7 +36,7 @@ def dimension_of(identity_text: str) -> int:
 def refuse_other_dimensions(store: GraphStore, ns: str, target: EmbedderIdentity) -> None:
     """Refuse to rebuild the shared vector index while another namespace needs another size.
 
-    A namespace that is itself migrating counts with its target's dimension.
+    A namespace that is itself being re-embedded counts with its target's dimension.
     """
     blocking = []
     for row in store.run("reembed_others", {"ns": ns}):
