@@ -255,3 +255,10 @@ def test_no_query_removes_two_properties_at_once() -> None:
             found = removal.findall(statement)
             assert len(found) <= 1, f"{path}: removes {found} in one statement"
 
+
+def test_the_cypher_readme_names_every_query_and_fragment_and_nothing_else() -> None:
+    readme = (query_dir() / "README.md").read_text(encoding="utf-8")
+    named = set(re.findall(r"^\| `(\w+)", readme, re.M))
+    named |= set(re.findall(r"^\| `\w+`, `(\w+)`", readme, re.M))
+    fragments = {p.stem for p in (query_dir() / FRAGMENTS).glob("*.cypher")}
+    assert named == set(query_names()) | fragments

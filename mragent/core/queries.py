@@ -1,10 +1,11 @@
 """Registry of named Cypher queries, their shared fragments and the one door for interpolation.
 
-Each query is a ``.cypher`` file whose header declares what it takes::
+Each query is a ``.cypher`` file whose header declares what it takes (abridged;
+``cypher/README.md`` says what each query is for and every rule a file follows)::
 
-    // traverse: expand entry cues into contents.
-    // params: ns, cues, fanout, decay, prune, limit
-    // returns: content_id, evidence, hops, path
+    // traverse: one question's round trip. ...
+    // params: ns, scopes, trust, as_of, candidates, cue_k, fanout, ...
+    // returns: version, uid, entries, found, bridged
     // render: depth 1..4, rank {rank|rank_pending|rank_all}
 
 ``params`` are Cypher ``$parameters``. ``render`` names the only placeholders
@@ -37,12 +38,11 @@ text is what a template holds, and its header ``params`` are checked against
 the expanded body. Nothing is interpolated at run time except through
 :meth:`QueryTemplate.render`.
 
-**Write conventions** (every write query follows them; ``cypher/README.md`` has the
-rest of the rules and what each query is for):
-a write includes ``{{> bump space}}`` first, which bumps the namespace's
-``MemorySpace.version`` in the same statement, stamps ``v = space.version`` on
-every node it creates or whose visibility it changes, and returns ``version``,
-so the caller can check that exactly one row came back.
+**Write conventions** (every write query follows them): a write includes
+``{{> bump space}}`` first, which bumps the namespace's ``MemorySpace.version``
+in the same statement, stamps ``v = space.version`` on every node it creates or
+whose visibility it changes, and returns ``version``, so the caller can check
+that exactly one row came back.
 """
 
 from __future__ import annotations
