@@ -20,7 +20,7 @@ import typer
 from falkordb import FalkorDB
 from typer.testing import CliRunner
 
-from mragent.apps.reembed import (
+from mragent.apps.reembed.rewrite import (
     ReembedState,
     reembed,
     reembed_state,

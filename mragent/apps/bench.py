@@ -15,7 +15,7 @@ from mragent.apps.evaluate import (
     score,
     summarise,
 )
-from mragent.apps.negative_report import NegativeReport
+from mragent.apps.negative.report import NegativeReport
 from mragent.core.corpus import Corpus
 from mragent.core.embedding import Embedder
 from mragent.core.genome import PRESETS, Genome

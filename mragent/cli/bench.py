@@ -12,8 +12,8 @@ from rich.table import Table
 from mragent.apps.abstention import AbstentionReport, run_abstention
 from mragent.apps.baselines import FLAT_METHODS
 from mragent.apps.bench import bench_report, run_bench
-from mragent.apps.negative import run_negative
-from mragent.apps.negative_report import CATEGORIES, NegativeReport
+from mragent.apps.negative.report import CATEGORIES, NegativeReport
+from mragent.apps.negative.run import run_negative
 from mragent.apps.unanswerable import DEFAULT_SAMPLE
 from mragent.cli.common import (
     CorpusNsOption,

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from mragent.apps.reembed import BATCH_SIZE, ReembedReport, reembed
+from mragent.apps.reembed.rewrite import BATCH_SIZE, ReembedReport, reembed
 from mragent.cli.common import (
     AuditLogOption,
     DbOption,

@@ -16,8 +16,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from mragent.apps.explain import build_trace
-from mragent.apps.html_view import write_html
+from mragent.apps.views.explain import build_trace
+from mragent.apps.views.html_view import write_html
 from mragent.core.corpus import Question
 from mragent.core.files import write_json_atomic, write_text_atomic
 from mragent.core.store import open_store

@@ -89,7 +89,7 @@ class Transaction(abc.ABC):
     false) it holds exactly one statement and a second one raises
     :class:`~mragent.core.errors.QueryError` before it runs; callers that need
     several statements to be whole write them elsewhere first and publish them
-    with one statement (see ``mragent.apps.transfer_import``).
+    with one statement (see ``mragent.apps.transfer.importer``).
     """
 
     @abc.abstractmethod

@@ -36,7 +36,7 @@ from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from mragent.apps.explain import FATE_ORDER, Entry, Fate, Trace, TracePath
+from mragent.apps.views.explain import FATE_ORDER, Entry, Fate, Trace, TracePath
 from mragent.core.files import PRIVATE, write_text_atomic
 
 if TYPE_CHECKING:

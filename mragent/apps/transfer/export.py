@@ -1,7 +1,7 @@
 """Export a namespace's memories to one file, and the paging export and import share.
 
 Export and import use one file format, one schema, one serializer: the format is
-:mod:`mragent.apps.transfer_file`, the import :mod:`mragent.apps.transfer_import`.
+:mod:`mragent.apps.transfer.file`, the import :mod:`mragent.apps.transfer.importer`.
 Both read and write in pages of :data:`PAGE`.
 """
 
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mragent.apps.transfer_file import FORMAT
+from mragent.apps.transfer.file import FORMAT
 from mragent.core.corpus import validate_namespace
 from mragent.core.errors import ConfigError
 from mragent.core.files import PRIVATE, write_text_atomic

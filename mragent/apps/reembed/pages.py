@@ -1,4 +1,4 @@
-"""The page loops of a re-embedding (:mod:`mragent.apps.reembed`): cues, then contents.
+"""The page loops of a re-embedding (:mod:`mragent.apps.reembed.rewrite`): cues, then contents.
 
 Each pass reads the nodes not yet on the target embedder page by page in id
 order, embeds them as passages and writes each page with the re-embedding cursor in

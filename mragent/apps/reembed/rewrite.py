@@ -46,14 +46,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from mragent.apps.reembed_index import (
+from mragent.apps.reembed.index import (
     await_vector_index,
     dimension_of,
     drop_vector_index,
     rebuild_vector_index,
     refuse_other_dimensions,
 )
-from mragent.apps.reembed_pages import (
+from mragent.apps.reembed.pages import (
     CONTENT_CURSOR,
     CONTENTS,
     CUES,

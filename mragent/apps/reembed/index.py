@@ -2,7 +2,7 @@
 
 One vector index serves every namespace of a database, sized for one
 dimension. A re-embedding that changes the dimension drops it before the first
-batch and rebuilds it after the last (:mod:`mragent.apps.reembed`); this
+batch and rebuilds it after the last (:mod:`mragent.apps.reembed.rewrite`); this
 module holds those steps and the refusal to rebuild it while another namespace
 needs the old size.
 """
