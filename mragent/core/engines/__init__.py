@@ -32,9 +32,9 @@ WIRES: tuple[Wire, ...] = ("resp", "bolt")
 # How a native vector index reports closeness, and the cosine similarity in [-1, 1]
 # each kind stands for. An engine names one of these kinds.
 VECTOR_SCORES: Mapping[str, Callable[[float], float]] = {
-    "cosine": lambda raw: raw,  # the similarity itself (Memgraph)
-    "cosine01": lambda raw: 2.0 * raw - 1.0,  # (1 + cos) / 2 (Neo4j)
-    "distance": lambda raw: 1.0 - raw,  # 1 - cos (FalkorDB)
+    "cosine": lambda raw: raw,  # the similarity itself
+    "cosine01": lambda raw: 2.0 * raw - 1.0,  # (1 + cos) / 2
+    "distance": lambda raw: 1.0 - raw,  # 1 - cos
 }
 
 
@@ -55,8 +55,10 @@ class Engine:
             behind a ``bolt://`` URL; None for the wire's fallback engine (the one
             assumed when no other engine's word appears).
         databases: Whether the URL's path names a database on the server.
-        version_query: A statement whose first row's ``v`` is the server's exact
-            version, when the agent string does not carry it; None otherwise.
+        version_query: A statement whose first row's ``v`` is the version as the
+            database reports it; None (or a failing statement): the version the
+            store reads from the connection (a Bolt agent string, FalkorDB's
+            module list).
     """
 
     name: str
@@ -88,22 +90,9 @@ def _registry() -> tuple[Engine, ...]:
 
 REGISTRY: tuple[Engine, ...] = _registry()
 ENGINES: tuple[str, ...] = tuple(e.name for e in REGISTRY)
-_BY_NAME = {e.name: e for e in REGISTRY}
 _BY_SCHEME = {scheme: e for e in REGISTRY for scheme in e.schemes}
 # URL schemes that name a wire but no engine: the server says which engine it is.
 DETECTING_SCHEMES: Mapping[str, Wire] = {"bolt": "bolt", "bolt+s": "bolt"}
-
-
-def engine(name: str) -> Engine:
-    """The registered engine called ``name``.
-
-    Raises:
-        ConfigError: when no engine has that name.
-    """
-    found = _BY_NAME.get(name)
-    if found is None:
-        raise ConfigError(f"unknown engine {name!r}: one of {', '.join(ENGINES)}")
-    return found
 
 
 def engine_for_scheme(scheme: str) -> Engine | None:
@@ -140,7 +129,6 @@ __all__ = [
     "Engine",
     "Wire",
     "detect",
-    "engine",
     "engine_for_scheme",
     "url_schemes",
 ]
