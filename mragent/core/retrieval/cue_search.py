@@ -169,7 +169,7 @@ class CueIndex:
         if not len(slots):
             return {}
         items = np.asarray(self.hnsw.get_items(slots, return_type="numpy"))
-        sims = items @ vector.reshape(-1)
+        sims = np.round(items @ vector.reshape(-1), SIMILARITY_DECIMALS)
         order = np.argsort(-sims, kind="stable")[:k]
         return {self.ids[int(slots[i])]: float(sims[i]) for i in order}
 
@@ -321,7 +321,21 @@ def hnsw_search(
         num_threads=1,
         filter=None if every else (lambda label: bool(label < size and mask[label])),
     )
-    return {int(i): 1.0 - float(d) for i, d in zip(labels[0], distances[0], strict=True)}
+    return {
+        int(i): quantised(1.0 - float(d)) for i, d in zip(labels[0], distances[0], strict=True)
+    }
+
+
+SIMILARITY_DECIMALS = 6
+"""Decimals a cosine similarity keeps. float32 dot products differ in their last bits
+between CPUs (the SIMD width hnswlib and BLAS pick), which flipped the order of two
+cues 6e-8 apart on one machine and not on another; rounded, such a pair ties and the
+tie is broken by key, the same everywhere."""
+
+
+def quantised(similarity: float) -> float:
+    """A similarity rounded to :data:`SIMILARITY_DECIMALS` (see there why)."""
+    return round(similarity, SIMILARITY_DECIMALS)
 
 
 def top_positions(
