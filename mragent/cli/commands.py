@@ -18,6 +18,8 @@ import typer
 import typer.main
 from typer.core import TyperCommand, TyperGroup
 
+from mragent.mcp_server import catalog as mcp_catalog
+
 # Click's Context, Command and HelpFormatter are private to typer (it ships its own
 # copy of Click), so signatures below name them Any; the classes used are typer's.
 
@@ -115,8 +117,7 @@ COMMANDS: dict[str, CommandEntry] = {
     "mcp": CommandEntry(
         "mragent.cli.mcp",
         "mcp_command",
-        "Serve the memory's agent tools (remember, recall, correct, forget, history, explain) "
-        "over MCP. No review, trust or purge tool: those stay with humans.",
+        mcp_catalog.summary(),  # the tool list is declared once, with the tools
     ),
     "hook": CommandEntry(
         "mragent.cli.hook",

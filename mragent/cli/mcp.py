@@ -21,6 +21,7 @@ from mragent.cli.common import (
 from mragent.cli.identity import PrincipalOption
 from mragent.core.errors import MragentError
 from mragent.core.view import DEFAULT_SCOPE
+from mragent.mcp_server import catalog
 
 
 class Transport(str, Enum):
@@ -62,8 +63,6 @@ def mcp_command(
     ] = None,
     embedder: EmbedderOption = None,
 ) -> None:
-    """Serve the memory's agent tools (remember, recall, correct, forget, history,
-    explain) over MCP. No review, trust or purge tool: those stay with humans."""
     with cli_errors():
         try:
             # The SDK is an optional extra: only this command needs it.
@@ -78,3 +77,7 @@ def mcp_command(
             embedder=embedder, audit_log=audit, credentials=credentials,
         )  # fmt: skip
         serve(options, transport=transport.value, principal=principal, host=host, port=port)
+
+
+# The help names the tools as the catalog declares them (the SDK is not needed for it).
+mcp_command.__doc__ = catalog.summary()
