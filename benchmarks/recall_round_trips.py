@@ -40,7 +40,7 @@ from mragent.core.corpus import load_corpus, reference_corpus_path
 from mragent.core.store import open_store
 from mragent.core.store.base import GraphStore
 from mragent.core.view import ReadView
-from mragent.memory.reader import Memory as MemoryReader
+from mragent.memory.reader import MemoryReader
 from mragent.memory.records import MemoryRecord
 
 

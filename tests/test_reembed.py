@@ -42,7 +42,7 @@ from mragent.core.store.base import GraphStore
 from mragent.core.store.falkordb import FalkorStore
 from mragent.memory.audit import AuditLog
 from mragent.memory.principal import Principal
-from mragent.memory.reader import Memory
+from mragent.memory.reader import MemoryReader
 from mragent.memory.space import check_space
 from tests.conftest import ENGINES, unavailable
 from tests.fixtures import CHAIN, feed_page, ingest
@@ -218,8 +218,8 @@ def test_reembed_moves_every_scope_and_restamps(
         ingest(store, parse_corpus(CHAIN), ns, embedder=default_embedder())
     assert new.identity.as_text() in str(err.value) and DEFAULT_TEXT in str(err.value)
     with pytest.raises(EmbeddingMismatch, match="refusing a read"):
-        Memory(store, ns, embedder=default_embedder())
-    Memory(store, ns, embedder=new)  # the new one reads
+        MemoryReader(store, ns, embedder=default_embedder())
+    MemoryReader(store, ns, embedder=new)  # the new one reads
 
 
 def test_an_interrupted_migration_is_fenced_then_resumed(store: GraphStore, ns: str) -> None:
@@ -305,7 +305,7 @@ def test_writes_and_reads_are_refused_while_migrating(store: GraphStore, ns: str
     with pytest.raises(MigrationInProgress, match="being re-embedded"):
         ingest(store, parse_corpus(late), ns, scope=SCOPES[0])
     with pytest.raises(MigrationInProgress):
-        Memory(store, ns, embedder=new)
+        MemoryReader(store, ns, embedder=new)
     report = reembed(store, ns, new, **as_admin(), batch_size=3)
     assert report.resumed
     assert_space(store, ns, new)

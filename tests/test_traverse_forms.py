@@ -27,7 +27,7 @@ from mragent.core.corpus import Corpus, load_corpus, reference_corpus_path
 from mragent.core.genome import Genome
 from mragent.core.queries import ENGINES, get_query
 from mragent.core.store.base import GraphStore
-from mragent.memory.reader import Memory
+from mragent.memory.reader import MemoryReader
 from tests.fixtures import ingest
 
 pytestmark = pytest.mark.backend
@@ -137,7 +137,7 @@ def test_two_step_and_literal_traversals_return_the_same_rows(
         ns = f"t-{uuid.uuid4().hex[:12]}"
         try:
             ingest(store, corpus, ns)
-            memory = Memory(store, ns)
+            memory = MemoryReader(store, ns)
             for question in corpus.questions[:QUESTIONS]:
                 for genome in GENOMES:
                     for depth in DEPTHS:

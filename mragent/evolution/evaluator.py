@@ -3,7 +3,7 @@
 In parallel, each worker of the cluster (:mod:`mragent.evolution.distributed`)
 opens its own store from the database URL (for the embedded default, the URL of
 the server the parent already started) and builds its own
-:class:`~mragent.memory.reader.Memory`. Results come back in submission order, so
+:class:`~mragent.memory.reader.MemoryReader`. Results come back in submission order, so
 parallel and serial runs give the same archive.
 
 An optional per-genome time cap stops a genome whose questions take longer in
@@ -25,7 +25,7 @@ from mragent.core.corpus import Question
 from mragent.core.genome import Genome
 from mragent.evolution.objectives import ACCURACY
 from mragent.evolution.trial import Evaluation, evaluation_from
-from mragent.memory.reader import Memory
+from mragent.memory.reader import MemoryReader
 
 if TYPE_CHECKING:
     from mragent.evolution.distributed import DaskPool
@@ -49,7 +49,7 @@ class EvaluationPolicy:
 
 
 def evaluate_genome(
-    memory: Memory,
+    memory: MemoryReader,
     questions: Sequence[Question],
     genome: Genome,
     policy: EvaluationPolicy = EvaluationPolicy(),
@@ -86,7 +86,7 @@ class Evaluator:
 
     def __init__(
         self,
-        memory: Memory,
+        memory: MemoryReader,
         questions: Sequence[Question],
         *,
         db_url: str | None = None,

@@ -32,7 +32,7 @@ from typing import Any
 from mragent.core.corpus import Question
 from mragent.core.genome import Genome
 from mragent.evolution.stats import median_interval
-from mragent.memory.reader import Memory
+from mragent.memory.reader import MemoryReader
 
 RETIME_REPEATS = 5
 """Repeats of the whole question set; the pairs number questions x repeats."""
@@ -116,7 +116,7 @@ class LatencyCheck:
 
 
 def retime(
-    memory: Memory,
+    memory: MemoryReader,
     questions: Sequence[Question],
     baseline: Genome,
     variant: Genome,
@@ -155,7 +155,7 @@ def retime(
     )
 
 
-def _timed(memory: Memory, question: Question, genome: Genome) -> float:
+def _timed(memory: MemoryReader, question: Question, genome: Genome) -> float:
     """Wall time of one reconstruction, in ms."""
     start = time.perf_counter()
     memory.reconstruct(question.question, genome)

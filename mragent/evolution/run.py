@@ -26,7 +26,7 @@ from mragent.evolution.proposer import MutationProposer
 from mragent.evolution.split import DEFAULT_SPLIT, split_questions
 from mragent.evolution.study import Study
 from mragent.evolution.trial import Evaluation, Trial
-from mragent.memory.reader import Memory
+from mragent.memory.reader import MemoryReader
 
 EXIT_GATE_FAILED = 3
 DEFAULT_POPULATION = 16
@@ -207,7 +207,7 @@ def run_evolve(
     train, held = _split(corpus, options)
     sha = file_sha256(options.corpus_path)
     baseline = PRESETS["default"]
-    memory = Memory(store, options.ns)
+    memory = MemoryReader(store, options.ns)
     study, comparison, earlier_s = _search(
         memory,
         train,
@@ -235,7 +235,7 @@ def run_evolve(
 
 
 def _search(
-    memory: Memory,
+    memory: MemoryReader,
     train: list[Question],
     options: EvolveOptions,
     *,
@@ -329,7 +329,7 @@ def new_study(
 
 
 def _held_out(
-    memory: Memory,
+    memory: MemoryReader,
     held: list[Question],
     baseline: Genome,
     variant: Genome,

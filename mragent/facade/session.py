@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from types import TracebackType
 from typing import Any, TypeVar
 
@@ -35,9 +36,10 @@ from mragent.facade.results import ContextItem, Forgotten, Recall, Sourced, Writ
 from mragent.memory.audit import AuditLog
 from mragent.memory.auth import Standing
 from mragent.memory.principal import Principal
-from mragent.memory.reader import Memory, Reconstruction
+from mragent.memory.reader import MemoryReader, Reconstruction
 from mragent.memory.records import MemoryRecord
-from mragent.memory.writer import Memories
+from mragent.memory.requests import WriteRequest
+from mragent.memory.writer import MemoryWriter
 
 ViewKey = tuple[tuple[str, ...], bool, float | None]
 _Session = TypeVar("_Session", bound="MemorySession")
@@ -68,10 +70,10 @@ class MemorySession:
         self.store, self.ns, self._standing = store, ns, standing
         self.scope = validate_scope(scope)
         self.read_scopes = arg.names(read_scopes, "read_scopes") or (self.scope,)
-        self.genome = genome  # None: the namespace's default (Memory.default_genome)
+        self.genome = genome  # None: the namespace's default (MemoryReader.default_genome)
         self._given = embedder  # None: the namespace's stamped embedder
-        self._memories = Memories(store, ns, audit or AuditLog(), embedder=embedder)
-        self._readers: dict[ViewKey, Memory] = {}
+        self._memories = MemoryWriter(store, ns, audit or AuditLog(), embedder=embedder)
+        self._readers: dict[ViewKey, MemoryReader] = {}
         self._owns_store = owns_store
         self._lock = threading.RLock()
 
@@ -100,16 +102,30 @@ class MemorySession:
         valid_to: float | None = None,
         readmit: bool = False,
     ) -> Written:
-        """Remember a text (see :meth:`mragent.memory.writer.Memories.remember`)."""
-        where = self._scope(scope)
-        with self._lock:
-            result = self._memories.remember(
-                arg.text(text, "text"), principal=self._writer(), scope=where,
+        """Remember a text: :meth:`write` of the :class:`~mragent.memory.requests.WriteRequest`
+        these arguments make (each described there; ``scope`` None: the session's)."""
+        return self.write(
+            WriteRequest(
+                arg.text(text, "text"), scope=arg.optional_text(scope, "scope"),
                 title=arg.optional_text(title, "title"), source=arg.optional_text(source, "source"),
                 cues=arg.optional_names(cues, "cues"), tags=arg.optional_names(tags, "tags"),
                 depends_on=arg.names(depends_on, "depends_on"), valid_from=valid_from,
                 valid_to=valid_to, readmit=arg.flag(readmit, "readmit"),
-            )  # fmt: skip
+            )
+        )  # fmt: skip
+
+    def write(self, request: WriteRequest) -> Written:
+        """Write one new memory as the session's principal (the door every surface's
+        remember takes: the command line and the MCP tool build the request too).
+
+        Raises:
+            ConfigError: without a principal to write as.
+            WriteRefused, AccessDenied: as
+                :meth:`~mragent.memory.writer.MemoryWriter.write`.
+        """
+        where = self._scope(request.scope)
+        with self._lock:
+            result = self._memories.write(replace(request, scope=where), principal=self._writer())
         return Written.of(result, where)
 
     def correct(
@@ -279,7 +295,7 @@ class MemorySession:
             return self.genome
         return genome if isinstance(genome, Genome) else load_genome(genome)
 
-    def _reader(self, view: ReadView) -> Memory | None:
+    def _reader(self, view: ReadView) -> MemoryReader | None:
         """The reader of ``view`` (None while the namespace holds nothing); the last
         few views' readers are kept (each holds an index of the namespace, so an
         agent asking at many --as-of times must not keep one per time)."""
@@ -287,7 +303,7 @@ class MemorySession:
         reader = self._readers.pop(key, None)
         if reader is None:
             try:
-                reader = Memory(self.store, self.ns, self._given, view=view)
+                reader = MemoryReader(self.store, self.ns, self._given, view=view)
             except NamespaceMissing:
                 return None
         self._readers[key] = reader  # most recently used last
@@ -295,7 +311,7 @@ class MemorySession:
             self._readers.pop(next(iter(self._readers)))
         return reader
 
-    def _answer(self, view: ReadView, ask: Callable[[Memory], _Answer]) -> _Answer | None:
+    def _answer(self, view: ReadView, ask: Callable[[MemoryReader], _Answer]) -> _Answer | None:
         """``ask`` the reader of ``view``; None when the namespace holds nothing (never
         written, or deleted since the reader was built)."""
         reader = self._reader(view)

@@ -40,7 +40,7 @@ class ToolSpec:
 
 
 TOOLS: tuple[ToolSpec, ...] = (
-    ToolSpec("remember", "remember", "agent", "remember stores one fact"),
+    ToolSpec("remember", "write", "agent", "remember stores one fact"),
     ToolSpec(
         "recall",
         "recall",

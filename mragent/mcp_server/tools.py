@@ -37,6 +37,7 @@ from mragent.facade import Forgotten, Recall, Written
 from mragent.mcp_server.callers import Callers
 from mragent.mcp_server.catalog import ToolSpec, agent_tools
 from mragent.memory.records import MemoryRecord
+from mragent.memory.requests import WriteRequest
 
 Scope = Annotated[
     str | None, Field(description="The scope (default: the session's, usually 'shared').")
@@ -89,7 +90,9 @@ def remember(
 ) -> Written:
     """Remember a fact. An agent's memory starts pending until a human accepts it,
     unless a human trusts the agent."""
-    return call(text, scope=scope, title=title, source=source, depends_on=depends_on or ())
+    return call(
+        WriteRequest(text, scope=scope, title=title, source=source, depends_on=depends_on or ())
+    )
 
 
 def recall(

@@ -1,13 +1,13 @@
 """A memory: one namespace in one graph store, read by reconstruction, as it is now.
 
-:class:`Memory` holds what a question needs besides the database: a
+:class:`MemoryReader` holds what a question needs besides the database: a
 :class:`~mragent.memory.live_index.LiveIndex` of the namespace's cues and
 contents (dense and sparse cue search, passage BM25), tied to the namespace
 version it reflects. It starts from the newest persisted copy (or builds one
 from the database once), then follows the change feed: never a copy of the
 namespace per process.
 
-:meth:`Memory.reconstruct` proposes entry candidates from its indexes and
+:meth:`MemoryReader.reconstruct` proposes entry candidates from its indexes and
 sends them in ONE round trip (``traverse.cypher``) that checks the namespace
 version, confirms each candidate under the read view, traverses, walks the
 bridges and returns the key, title and text of every content handed back. If
@@ -91,7 +91,7 @@ class Reconstruction:
         return sum(self.timings_ms.values())
 
 
-class Memory:
+class MemoryReader:
     """Reads one namespace by reconstruction.
 
     Args:

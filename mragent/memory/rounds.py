@@ -117,7 +117,7 @@ def absorb(state: RoundsState, found: Traversal, handing: dict[str, list[str]]) 
     chains = state.chains
     contents = [c for _, c in found.seeds] + found.candidates + [c for _, c in found.bridges]
     # A content written after the reader's version is unknown to its index; the reader
-    # then answers again from its refreshed index (Memory.reconstruct), so pass it by.
+    # then answers again from its refreshed index (MemoryReader.reconstruct), so pass it by.
     contents = [c for c in contents if c.id in state.indexed]
     for cand in contents:
         state.returned.setdefault(cand.id, cand)
