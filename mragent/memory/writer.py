@@ -109,16 +109,11 @@ class _Version:
 
 
 class MemoryWriter:
-    """The write side of one namespace.
+    """The write side of one namespace: remember and correct here, the rest by its parts.
 
     Args:
-        store: An open graph store.
-        ns: The namespace.
-        audit: The audit log every write is appended to.
-        embedder: Must match the namespace's stamp (default: the stamped one, or
-            the default embedder for a new namespace).
-        extractor: Turns texts into cues and tags.
-        clock: Epoch seconds (a parameter so tests can write at known times).
+        store, ns, audit, embedder, extractor, clock: The namespace and what its
+            writes use, as :class:`~mragent.memory.versions.MemoryVersions` takes them.
 
     Attributes:
         versions: Reads stored versions; the plumbing every write shares.
