@@ -18,8 +18,6 @@ import typer
 import typer.main
 from typer.core import TyperCommand, TyperGroup
 
-from mragent.mcp_server import catalog as mcp_catalog
-
 # Click's Context, Command and HelpFormatter are private to typer (it ships its own
 # copy of Click), so signatures below name them Any; the classes used are typer's.
 
@@ -117,7 +115,11 @@ COMMANDS: dict[str, CommandEntry] = {
     "mcp": CommandEntry(
         "mragent.cli.mcp",
         "mcp_command",
-        mcp_catalog.summary(),  # the tool list is declared once, with the tools
+        # Text, so that `mragent --help` loads no layer below the CLI: the tools are
+        # declared in mragent/mcp_server/catalog.py, and tests/test_mcp_tools.py keeps
+        # this equal to the summary written from it (the command's own help).
+        "Serve the memory's agent tools (remember, recall, correct, forget, history, explain) "
+        "over MCP. No review, accept, reject, trust or purge tool: those stay with humans.",
     ),
     "hook": CommandEntry(
         "mragent.cli.hook",
