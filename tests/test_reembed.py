@@ -20,6 +20,7 @@ import typer
 from falkordb import FalkorDB
 from typer.testing import CliRunner
 
+from mragent import open_memory
 from mragent.apps.reembed import (
     MigrationState,
     migration_state,
@@ -40,6 +41,7 @@ from mragent.core.retrieval.cue_search import CueIndex
 from mragent.core.store import open_store
 from mragent.core.store.base import GraphStore
 from mragent.core.store.falkordb import FalkorStore
+from mragent.memory import space
 from mragent.memory.audit import AuditLog
 from mragent.memory.principal import Principal
 from mragent.memory.reader import MemoryReader
@@ -478,3 +480,26 @@ def test_cli_reembed_migrates(falkordb_url: str, monkeypatch: pytest.MonkeyPatch
         client = FalkorDB(host=host, port=port, password=password)
         client.select_graph(graph).delete()
         client.connection.close()
+
+
+def test_a_session_reads_on_with_the_embedder_its_namespace_is_restamped_with(
+    store: GraphStore, ns: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A facade session that named no embedder follows a re-embedding made under it: its
+    next recall reads with the namespace's new embedder (the old one is refused)."""
+    session = open_memory(ns, principal="human:ana", store=store)
+    session.remember("The build server is in Oslo.")
+    assert session.recall("Where is the build server?").answer == "Oslo"  # reader kept
+    new = ReversedEmbedder()
+    reembed(store, ns, new, **as_admin())
+    building = space.embedder_from_spec
+    # The stamp names the test's embedder, which no spec builds: hand it over by name.
+    monkeypatch.setattr(
+        space,
+        "embedder_from_spec",
+        lambda spec, option: new if spec == new.spec else building(spec, option),
+    )
+    found = session.recall("Where is the build server?")
+    assert found.answer == "Oslo"
+    (reader,) = session._readers.values()
+    assert reader.identity == new.identity
