@@ -130,7 +130,9 @@ def compare(args: argparse.Namespace) -> None:
     with evaluator:
         comparison = compare_searches(
             evaluator,
-            lambda seed: new_study(evaluator, options, seed),
+            lambda seed, selection: new_study(
+                evaluator, options, seed, evaluator.memory.default_genome, selection=selection
+            ),
             [args.seed + i for i in range(args.seeds)],
             on_phase=lambda m: print(f"[{_clock()}] {m}", flush=True),
         )

@@ -31,7 +31,7 @@ from mragent.evolution.encoding import (
     random_genotype,
     sbx_pair,
 )
-from mragent.evolution.evaluator import EvaluationPolicy, evaluate_genome
+from mragent.evolution.evaluator import EvaluationPolicy, Questions, evaluate_genome
 from mragent.evolution.gate import candidates, evaluations_to_gate, judge
 from mragent.evolution.latency import LatencyCheck
 from mragent.evolution.proposer import ProposalContext
@@ -46,7 +46,7 @@ from mragent.evolution.run import (
 )
 from mragent.evolution.split import split_questions
 from mragent.evolution.study import Study
-from mragent.evolution.trial import Evaluation, Trial, dominates, pareto_front
+from mragent.evolution.trial import Evaluation, Trial, dominates, evaluation_from, pareto_front
 from mragent.memory.reader import MemoryReader
 
 # --------------------------------------------------------------------------- helpers
@@ -563,8 +563,10 @@ def test_dask_workers_each_open_their_own_connection(falkor: GraphStore, corpus_
     genomes = [*PRESETS.values(), *(Genome(cueK=k, maxContent=m) for k in (2, 3) for m in (3, 6))]
     memory = MemoryReader(falkor, "evolve-test")
     serial = [evaluate_genome(memory, questions, g) for g in genomes]
-    pool = DaskPool(falkor.secret_url, "evolve-test", questions, EvaluationPolicy(), workers=2)
+    embedded = Questions.embedded(memory, questions)
+    pool = DaskPool(falkor.secret_url, "evolve-test", embedded, workers=2)
     plugin = pool.plugin
+    everything = tuple(range(len(questions)))
 
     def connection(dask_worker: Any) -> tuple[int, int] | None:
         store = dask_worker.plugins[plugin]._store
@@ -572,10 +574,11 @@ def test_dask_workers_each_open_their_own_connection(falkor: GraphStore, corpus_
 
     try:
         assert pool.workers == 2
-        parallel = pool.map(genomes)
+        judged = pool.map([(g, everything) for g in genomes], [EvaluationPolicy()] * len(genomes))
         opened = pool.client.run(connection)
     finally:
         pool.close()
+    parallel = [evaluation_from([j.results[i] for i in everything]) for j in judged]
     assert [e.values for e in parallel] == [e.values for e in serial]
     assert [e.failures for e in parallel] == [e.failures for e in serial]
     # Both worker processes evaluated, each through a connection it opened itself.

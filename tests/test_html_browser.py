@@ -17,6 +17,7 @@ import re
 import shutil
 import subprocess
 import uuid
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -173,3 +174,65 @@ def test_html_view_marks_contents_seeding_brought_in(
         assert (trace.seeded_by[content.id], content.id) in {
             (e["from"], e["to"]) for e in seeded_edges
         }
+
+
+VELTRANE = "What is the birthplace of the woman who founded Veltrane Works?"
+
+
+def _crosses(a: list[float], b: list[float], box: list[float], margin: float = 0.5) -> bool:
+    """Whether the axis-parallel segment a-b passes through the inside of ``box``
+    ([left, top, right, bottom]), shrunk by ``margin`` (touching its outline is not)."""
+    left, top, right, bottom = box
+    xs, ys = sorted((a[0], b[0])), sorted((a[1], b[1]))
+    return (
+        xs[0] < right - margin
+        and xs[1] > left + margin
+        and ys[0] < bottom - margin
+        and ys[1] > top + margin
+    )
+
+
+def _overlap(a: list[float], b: list[float]) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+@pytest.mark.parametrize(
+    ("question", "genome"),
+    [(VELTRANE, PRESETS["default"]), (SEEDING_QUESTION, SEEDING_GENOME)],
+    ids=["veltrane", "seeding"],
+)
+def test_html_view_routes_edges_around_nodes_and_keeps_labels_apart(
+    falkor_store: GraphStore, tmp_path: Path, question: str, genome: Genome
+) -> None:
+    browser = _chromium()
+    ns = f"html-{uuid.uuid4().hex[:8]}"
+    try:
+        ingest(falkor_store, load_corpus(reference_corpus_path()), ns)
+        trace = build_trace(MemoryReader(falkor_store, ns), question, genome)
+    finally:
+        falkor_store.run("delete_namespace", {"ns": ns})
+    page = tmp_path / "routed.html"
+    write_html(trace, page)
+    dom = _chromium_run(browser, page, tmp_path / "profile", "--dump-dom")
+    routes = json.loads(_data(dom, "rendered-routes"))
+    boxes = json.loads(_data(dom, "node-boxes"))
+    used = [e for e in build_network(trace).edges if e["layer"] == "used"]
+    assert len(routes) == len(used) > 10
+    for route in routes:
+        points = route["points"]
+        for a, b in pairwise(points):
+            assert a[0] == b[0] or a[1] == b[1], f"a diagonal segment {a}-{b}"
+            for node, box in boxes.items():
+                if node not in (route["from"], route["to"]):
+                    assert not _crosses(a, b, box), (
+                        f"{trace.name(route['from'])} -> {trace.name(route['to'])} runs "
+                        f"through {trace.name(node)}"
+                    )
+    labels = [route["label"] for route in routes if route["label"]]
+    assert len(labels) == sum(1 for e in used if e.get("label"))
+    for i, label in enumerate(labels):
+        assert not any(_overlap(label, other) for other in labels[i + 1 :]), label
+        assert not any(_overlap(label, box) for box in boxes.values()), label
+    shot = tmp_path / f"routed-{uuid.uuid4().hex[:6]}.png"
+    _chromium_run(browser, page, tmp_path / "profile-shot", f"--screenshot={shot}")
+    assert Image.open(shot).size == (WIDTH, HEIGHT)

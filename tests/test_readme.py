@@ -6,7 +6,9 @@ start the embedded FalkorDB as they would for a new user: Python blocks with the
 interpreter, bash blocks with bash and this checkout's ``mragent`` first on the
 path, and JSON blocks (hook configurations) are parsed and each command they
 name is checked to be a real ``mragent`` command. A block that needs an absent
-framework extra skips, unless ``MRAGENT_REQUIRE_BACKENDS`` names it.
+framework extra skips, unless ``MRAGENT_REQUIRE_BACKENDS`` names it. All blocks
+share one home and run in README order, as a reader following the README would run
+them (the trust example needs ``jq``, which ``scripts/test.sh`` installs).
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ def readme_blocks() -> list[tuple[str, str]]:
 
 def test_the_readme_marks_its_integration_examples() -> None:
     languages = [language for language, _ in readme_blocks()]
-    assert languages == ["python", "python", "bash", "json"]
+    assert languages == ["bash", "python", "python", "python", "bash", "json"]
     assert (REPO / "README.md").read_text().count(MARKER) == len(languages)
 
 
@@ -86,12 +88,20 @@ def _run(language: str, code: str, env: dict[str, str], cwd: Path) -> str:
 
 
 def test_the_examples_run_as_written(clean_env: dict[str, str], tmp_path: Path) -> None:
+    """One home, README order: each example finds the memory the ones before it left
+    (the trust example forgets what it wrote; the Python one must not re-remember it)."""
     outputs = [
         _run(language, code, clean_env, tmp_path)
         for language, code in readme_blocks()
         if language in ("python", "bash")
     ]
-    langgraph, langchain, hooks = outputs
+    trust, python, langgraph, langchain, hooks = outputs
+    # The trust example's recalls, in order: nothing yet (pending), Oslo with pending
+    # read, Bergen once corrected, Oslo as of before; then the log verifies.
+    answers = [line for line in trust.splitlines() if line in ("(no answer)", "Oslo", "Bergen")]
+    assert answers == ["(no answer)", "Oslo", "Bergen", "Oslo"], trust
+    assert "forgot 2 version(s)" in trust and ", intact;" in trust
+    assert "02:00" in python, python
     assert langgraph.strip() == "['Ana writes code in the Helix editor.']"
     assert "[accepted, ops wiki] The staging database listens on port 5433." in langchain
     assert "Question: Which port does the staging database listen on?" in langchain

@@ -13,6 +13,10 @@ So the text opens with the two commands to run once, which the Browser keeps:
 ``:config autoComplete: false`` and ``:style`` with the shipped
 ``views/mragent.grass`` (captions: cue text, tag name, content title, trace
 question; a colour per label; edge weights and trace visit kinds on the edges).
+The sheet's captions are large for their nodes: the Browser fits the whole result
+into a frame about 460 px high at first paint, which shrinks 10-11 px captions to
+about 5 px; 18 px captions in 95 px circles paint at about 9 px, mostly whole
+(bigger circles spread the layout and shrink it as much again).
 Embeddings stay node properties, as the vector indexes need; the Browser's
 inspector cuts them to a few lines ahead of "Show all".
 """

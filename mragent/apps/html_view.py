@@ -14,10 +14,20 @@ edge (strongest path through it). Contents sharing a title are told apart by
 the opening words of their text.
 
 The page lays the columns out itself to fill the graph's width, with the zoom
-kept at or above :data:`MIN_LABEL_PX` screen pixels per label line. After
-drawing it records in ``document.body.dataset`` what it drew (``renderedNodes``:
-labels and groups of the visible nodes; ``renderedEdges``; ``paintedPixels``;
-``minLabelPx``; ``graphRect``), so a headless browser can check the page.
+kept at or above :data:`MIN_LABEL_PX` screen pixels per label line. It routes
+the edges itself too, once vis-network has sized the nodes: orthogonal runs
+through the channels between columns and the gaps between a column's nodes
+(:data:`ROW_GAP`), each edge on its own lane, port and slot, so no edge passes
+through a node it does not end at (vis-network's centre-to-centre curves did, and
+read as edges of the nodes they crossed). Each label sits on its own route where
+it covers no node, arrowhead or other label. The routes are painted under the
+nodes, and hovering one shows its details.
+
+After drawing, the page records in ``document.body.dataset`` what it drew
+(``renderedNodes``: labels and groups of the visible nodes; ``renderedEdges``;
+``renderedRoutes``: each edge's points and label box; ``nodeBoxes``;
+``paintedPixels``; ``minLabelPx``; ``graphRect``), so a headless browser can check
+the page.
 """
 
 from __future__ import annotations
@@ -37,6 +47,7 @@ MIN_LABEL_PX = 12
 """Smallest node label, in screen pixels, at first paint (the page zooms no further out)."""
 NODE_FONT = 16  # canvas units; MIN_LABEL_PX / NODE_FONT bounds the zoom from below
 EDGE_FONT = 14
+ROW_GAP = 30  # canvas units between the nodes of a column: room for the edges routed there
 SNIPPET = 34  # characters of text that tell apart contents sharing a title
 
 _SEEDED = "#8e44ad"
@@ -330,6 +341,8 @@ def render_html(trace: Trace) -> str:
         others=others,
         min_label_px=MIN_LABEL_PX,
         node_font=NODE_FONT,
+        edge_font=EDGE_FONT,
+        row_gap=ROW_GAP,
     )
 
 

@@ -30,7 +30,12 @@ def _root(
     version: Annotated[
         bool,
         typer.Option(
-            "--version", callback=_print_version, is_eager=True, help="Print the version and exit."
+            "--version",
+            callback=_print_version,
+            is_eager=True,
+            # A flag takes no value: no type column in the help.
+            metavar="",
+            help="Print the version and exit.",
         ),
     ] = False,
 ) -> None:

@@ -30,11 +30,15 @@ from mragent.cli.common import (
 )
 from mragent.cli.identity import corpus_writer, granted_view
 from mragent.core.embedding.cache import cached
+from mragent.core.errors import ConfigError
 from mragent.core.genome import GENES, GeneSet
 from mragent.core.store import open_store
 from mragent.core.view import ReadView
 from mragent.evolution.checkpoint import checkpoint_path
-from mragent.evolution.latency import RETIME_REPEATS
+from mragent.evolution.experiment import Experiment, load_experiment
+from mragent.evolution.fidelity import DEFAULT_MARGIN, DEFAULT_SHARE
+from mragent.evolution.gate import ACCURACY_GAIN, LATENCY_GAIN
+from mragent.evolution.latency import RETIME_REPEATS, VETO_RATIO
 from mragent.evolution.objectives import ACCURACY, RECALL, RECALL_METRIC
 from mragent.evolution.report import write_reports
 from mragent.evolution.run import (
@@ -44,6 +48,8 @@ from mragent.evolution.run import (
     EvolveOptions,
     run_evolve,
 )
+from mragent.evolution.split import split_questions
+from mragent.evolution.study import NSGA2, NSGA3
 
 if TYPE_CHECKING:
     from mragent.core.corpus import Corpus
@@ -55,6 +61,24 @@ if TYPE_CHECKING:
 
 EXIT_INTERRUPTED = 130
 _DEPTH = next(spec for spec in GENES if spec.name == "traversalDepth")
+
+
+class Selection(str, Enum):
+    """Survivor selection of the DEAP loop."""
+
+    NSGA2 = NSGA2
+    NSGA3 = NSGA3
+
+
+SCREEN_FROM = 24
+"""Training questions from which racing screens by default (a third: 8 or more)."""
+
+
+def _screen_share(screen: float | None, train_questions: int) -> float | None:
+    """The racing share: as given (0 or 1: off), else a third from :data:`SCREEN_FROM`."""
+    if screen is None:
+        return DEFAULT_SHARE if train_questions >= SCREEN_FROM else None
+    return screen if 0.0 < screen < 1.0 else None
 
 
 class Objective(str, Enum):
@@ -168,6 +192,53 @@ TimeCapOption = Annotated[
         "stopped and marked dominated. Makes the archive depend on machine speed.",
     ),
 ]
+SelectionOption = Annotated[
+    Selection,
+    typer.Option(
+        case_sensitive=False,
+        help="Survivor selection in DEAP's loop: nsga2 (crowding distance) or nsga3 "
+        "(reference points, for four and five objectives).",
+    ),
+]
+ScreenOption = Annotated[
+    float | None,
+    typer.Option(
+        "--screen",
+        min=0.0,
+        max=1.0,
+        help="Racing: score each new genome on this seeded share of the training questions "
+        "first, and in full only if it could still enter the front (0 or 1: every genome in "
+        "full). Default: a third when there are 24 training questions or more.",
+    ),
+]
+RacingMarginOption = Annotated[
+    float,
+    typer.Option(
+        min=0.0,
+        help="Racing: the quality lead (a share; 0.05 = 5 points) by which a fully scored "
+        "genome that costs no more rules a screened one out.",
+    ),
+]
+TpeOption = Annotated[
+    int,
+    typer.Option(
+        "--tpe",
+        min=0,
+        help="Genomes Optuna's TPE, fitted on the whole archive, proposes each generation "
+        "beside DEAP's offspring (DEAP's selection still decides who survives; 0: none).",
+    ),
+]
+ExperimentOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--experiment",
+        exists=False,
+        help="Run an experiment file (evolution/<name>.toml: data, embedder, engine, genes "
+        "and ranges, objectives, population, generations, seeds, racing, comparison); "
+        "results go to results/<name>/ beside it unless --out is given. The file's "
+        "settings cannot be combined with the options they replace.",
+    ),
+]
 RetimeRepeatsOption = Annotated[
     int,
     typer.Option(
@@ -179,6 +250,7 @@ RetimeRepeatsOption = Annotated[
 
 
 def evolve_command(
+    ctx: typer.Context,
     corpus: CorpusOption = None,
     dataset: DatasetOption = None,
     path: PathOption = None,
@@ -200,6 +272,11 @@ def evolve_command(
     time_cap: TimeCapOption = None,
     retime_repeats: RetimeRepeatsOption = RETIME_REPEATS,
     optuna_storage: OptunaStorageOption = None,
+    selection: SelectionOption = Selection.NSGA2,
+    screen: ScreenOption = None,
+    racing_margin: RacingMarginOption = DEFAULT_MARGIN,
+    tpe: TpeOption = 0,
+    experiment: ExperimentOption = None,
     as_json: JsonOption = False,
     embedder: EmbedderOption = None,
 ) -> None:
@@ -208,18 +285,41 @@ def evolve_command(
     Objectives: accuracy (max) or, with --objective recall, support recall@5 and
     accuracy (max); then cost = deterministic work (min), context tokens (min),
     hops (min). The winner is the highest-scoring genome of the whole archive
-    that keeps its training quality objectives and gains 5 points in one of them
-    or cuts work 20%; a work-only claim is re-timed against the default and
-    vetoed only when the confidence interval of the latency ratio lies wholly
-    above 0.8 (an unclear measurement leaves the decision as it is). Writes
-    optimize.report.json, optimize.report.md and pareto.png to --out; a
-    checkpoint after every generation (--resume).
+    that keeps its training quality objectives and gains {gain:g} points in one of
+    them or cuts work {work:g}%; a work-only claim is re-timed against the default
+    and vetoed only when the confidence interval of the latency ratio (variant
+    over default) lies wholly above {veto:.2f} (an unclear measurement leaves
+    the decision as it is). Writes optimize.report.json, optimize.report.md and
+    pareto.png to --out; a checkpoint after every generation (--resume).
 
     Exit codes: 0 the gate passed; 3 no variant passed (the baseline stands);
     2 bad input or a corrupt checkpoint (moved aside); 1 database failure;
     130 interrupted (continue with --resume). --json prints optimize.report.json.
     """
     with cli_errors():
+        if experiment is not None:
+            exp = load_experiment(experiment)
+            _refuse_overridden(ctx, exp)
+            dataset = Dataset(exp.dataset) if exp.dataset else None
+            path, corpus = (exp.data_path, exp.pool) if exp.dataset else (None, exp.data_path)
+            db = exp.db or db
+            embedder, split, seed = exp.embedder, exp.split, exp.seed
+            population, generations, workers = exp.population, exp.generations, exp.workers
+            objective, genes, selection = (
+                Objective(exp.objective),
+                exp.gene_set,
+                Selection(exp.selection),
+            )
+            screen = exp.screen_share
+            racing_margin, compare, compare_seeds = (
+                exp.racing_margin,
+                exp.compare,
+                exp.compare_seeds,
+            )
+            time_cap, tpe = exp.time_cap_s, exp.tpe_proposals
+            retime_repeats = exp.retime_repeats or retime_repeats
+            if not _given(ctx, "out_dir"):
+                out_dir = exp.results_dir
         granted_view(None, ReadView())  # the caller reads the shared scope
         who = corpus_writer(None)
         chosen_objective = _objective(objective, dataset.value if dataset else None)
@@ -245,10 +345,14 @@ def evolve_command(
                 compare_seeds=compare_seeds,
                 objective=chosen_objective,
                 gene_set=genes,
-                gene_ranges=_depth_range(max_depth),
+                gene_ranges=exp.gene_ranges if experiment is not None else _depth_range(max_depth),
                 time_cap_s=time_cap,
                 retime_repeats=retime_repeats,
                 optuna_storage=optuna_storage,
+                selection=selection.value,
+                screen_share=_screen_share(screen, _train_count(data, split, seed)),
+                racing_margin=racing_margin,
+                tpe_proposals=tpe,
             )
             run = _run_with_progress(store, data, options)
         paths = write_reports(run)
@@ -257,6 +361,47 @@ def evolve_command(
     else:
         _print_summary(run, paths)
     raise typer.Exit(code=run.exit_code)
+
+
+# The help states the gate's thresholds from the constants the gate decides with, so
+# the two cannot drift apart.
+evolve_command.__doc__ = (evolve_command.__doc__ or "").format(
+    gain=ACCURACY_GAIN * 100, work=LATENCY_GAIN * 100, veto=VETO_RATIO
+)
+
+
+_EXPERIMENT_SETS = (
+    "corpus", "dataset", "path", "db", "generations", "population", "seed", "split",
+    "workers", "compare", "compare_seeds", "objective", "genes", "max_depth", "time_cap",
+    "retime_repeats", "selection", "screen", "racing_margin", "embedder", "tpe",
+)  # fmt: skip
+"""The options an experiment file replaces."""
+
+
+def _given(ctx: typer.Context, name: str) -> bool:
+    """Whether the option ``name`` was given on the command line (an environment
+    variable is ambient, not a choice made for this run)."""
+    # By name: typer may carry its own copy of click, whose enum is not click's.
+    source = ctx.get_parameter_source(name)
+    return source is not None and source.name == "COMMANDLINE"
+
+
+def _refuse_overridden(ctx: typer.Context, exp: Experiment) -> None:
+    """Refuse an option an experiment file already sets (the file is the record of the run).
+
+    Raises:
+        ConfigError: naming the option and the file.
+    """
+    clash = [name for name in _EXPERIMENT_SETS if _given(ctx, name)]
+    if clash:
+        option = "--" + clash[0].replace("_", "-")
+        raise ConfigError(f"{option}: set by the experiment {exp.path}; edit the file instead")
+
+
+def _train_count(data: Corpus, split: str, seed: int) -> int:
+    """How many training questions the split leaves (racing's default depends on it)."""
+    train, _ = split_questions(data.questions, split, seed)
+    return len(train)
 
 
 def _questions(
@@ -338,6 +483,8 @@ def _trial_line(trial: Trial) -> str:
     e, genome = trial.evaluation, trial.genome
     recall = f"R@5 {100 * e.metric(RECALL_METRIC):.1f} " if e.recall else ""
     late = " TIMED OUT (dominated)" if e.timed_out else ""
+    if not e.timed_out and e.fidelity < 1.0:
+        late = f" screened on {e.questions} questions (not promoted)"
     return (
         f"#{trial.number} gen {trial.generation}: {recall}acc {100 * e.accuracy:.1f} "
         f"work {e.work:.0f} p50 {e.latency_p50_ms:.0f} ms depth {genome.traversalDepth} "

@@ -14,14 +14,29 @@ from mragent.cli.common import (
     EmbedderOption,
     GenomeOption,
     NsOption,
-    ScopeOption,
-    ScopesOption,
     cli_errors,
 )
 from mragent.cli.identity import PrincipalOption
-from mragent.core.errors import MragentError
+from mragent.core.errors import ConfigError
 from mragent.core.view import DEFAULT_SCOPE
 from mragent.mcp_server import catalog
+
+# Distinct spellings: the server both writes and reads, and one option spelled --scope
+# for each would leave the write scope unreachable (the last declaration wins).
+WriteScopeOption = Annotated[
+    str,
+    typer.Option(
+        "--scope",
+        help="Scope the agents' memories are written to; read too, unless --read-scope is given.",
+    ),
+]
+ReadScopesOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--read-scope",
+        help="Scope recall and explain read; repeat for several (default: --scope).",
+    ),
+]
 
 
 class Transport(str, Enum):
@@ -41,8 +56,8 @@ def mcp_command(
         ),
     ] = Transport.STDIO,
     ns: NsOption = "default",
-    scope: ScopeOption = DEFAULT_SCOPE,
-    read_scope: ScopesOption = None,
+    scope: WriteScopeOption = DEFAULT_SCOPE,
+    read_scope: ReadScopesOption = None,
     principal: PrincipalOption = None,
     host: Annotated[
         str, typer.Option(help="HTTP: the address to listen on (default: loopback only).")
@@ -65,10 +80,11 @@ def mcp_command(
 ) -> None:
     with cli_errors():
         try:
-            # The SDK is an optional extra: only this command needs it.
+            # The SDK is an optional extra: only this command needs it. A missing
+            # extra is a configuration to fix (exit 2), as for the model extras.
             from mragent.mcp_server.server import ServeOptions, serve
         except ImportError as exc:
-            raise MragentError(
+            raise ConfigError(
                 f"the MCP server needs the mcp extra ({exc.name} is missing): "
                 "pip install 'mragent[mcp]'"
             ) from None

@@ -5,9 +5,10 @@ validation, the evolutionary encoding and reports all read :data:`GENES`, which
 is derived from the model, so a gene is added or re-ranged in exactly one place.
 
 Two gene sets are searched (:data:`GENE_SETS`): ``core``, the ten genes of the
-pipeline's stages, and ``extended``, which adds the weights of the final blend
-(passage relevance, bridge evidence, graph score). A search over the core set
-leaves the blend weights at their defaults.
+pipeline's stages, and ``extended``, which adds the rounds (``rounds``,
+``roundCues``, ``roundDecay``), ppr's ``damping`` and the weights of the final
+blend (passage relevance, bridge evidence, graph score). A search over the core
+set leaves the other genes at their defaults.
 """
 
 from __future__ import annotations

@@ -1,40 +1,46 @@
-"""NSGA-II against random search and Optuna's samplers, at equal budget over several seeds.
+"""Our searches against random search and Optuna's samplers, at equal budget over seeds.
 
-For each seed, the NSGA-II study runs first; the number of distinct genomes it
-evaluated is the budget every other method gets for that seed. All methods
-start from the same baseline and preset seeds and share one cached evaluator,
-so a genome two methods both propose is evaluated once (its figures are
-deterministic, so sharing changes nothing but the time).
+For each seed, the run's own DEAP study runs first (NSGA-II or NSGA-III, with
+racing when the run screens); its cost, in full evaluations (questions run /
+training questions: a genome screened on a third of them costs a third), is the
+budget every other method gets for that seed. The other DEAP selection runs
+the same generations and population. All methods start from the same baseline
+and preset seeds and share one cached evaluator, so a genome two methods both
+propose is evaluated once (its figures are deterministic, so sharing changes
+nothing but the time).
 
 Per method and seed: the hypervolume after every evaluation
 (:mod:`mragent.evolution.hypervolume`), the best score, the share of
 evaluations inside the hypervolume's reference box (the others add nothing),
 and the evaluations until the first gate candidate. Across seeds: medians and ranges, and for each
 method the evaluations it needed to reach random search's final hypervolume.
-A claim that NSGA-II beats another method is made only when its final
+A claim that one method beats another is made only when its final
 hypervolume is higher on enough seeds for a one-sided sign test at 5%
-(:func:`mragent.evolution.stats.sign_test`); otherwise the report says the
-numbers do not show it.
+(:func:`mragent.evolution.stats.sign_test`); every ordered pair is tested, and
+for our searches the report says so too where the numbers do not show it.
 """
 
 from __future__ import annotations
 
+import math
 import statistics
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from mragent.evolution.gate import evaluations_to_gate
 from mragent.evolution.hypervolume import evaluations_to_reach, hypervolume_curve, overshoot
 from mragent.evolution.random_search import random_search
 from mragent.evolution.stats import sign_test
-from mragent.evolution.study import BatchEvaluate, Study
+from mragent.evolution.study import NSGA2, NSGA3, BatchEvaluate, Study
 from mragent.evolution.trial import Trial
 
-NSGA2, RANDOM, TPE, OPTUNA_NSGA2 = "nsga2", "random", "optuna-tpe", "optuna-nsga2"
-METHODS = (NSGA2, RANDOM, TPE, OPTUNA_NSGA2)
+RANDOM, TPE, OPTUNA_NSGA2 = "random", "optuna-tpe", "optuna-nsga2"
+OURS = (NSGA2, NSGA3)
+METHODS = (NSGA2, NSGA3, RANDOM, TPE, OPTUNA_NSGA2)
 LABELS = {
     NSGA2: "NSGA-II (mragent, DEAP)",
+    NSGA3: "NSGA-III (mragent, DEAP)",
     RANDOM: "random search",
     TPE: "Optuna TPE",
     OPTUNA_NSGA2: "Optuna NSGA-II",
@@ -51,12 +57,19 @@ class MethodRun:
         seed: The seed it ran with.
         trials: Its archive, in evaluation order (number 0 is the baseline).
         curve: Hypervolume after each evaluation.
+        spent: Cumulative cost after each evaluation, in full evaluations.
     """
 
     method: str
     seed: int
     trials: tuple[Trial, ...]
     curve: tuple[float, ...]
+    spent: tuple[float, ...]
+
+    @property
+    def cost(self) -> float:
+        """What the search spent, in full evaluations."""
+        return self.spent[-1] if self.spent else 0.0
 
     @property
     def final_hypervolume(self) -> float:
@@ -92,9 +105,15 @@ def _reached(values: Sequence[int | None]) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class Comparison:
-    """Every method's run at every seed."""
+    """Every method's run at every seed.
+
+    Attributes:
+        runs: The runs.
+        labels: How reports name each method (ours say what drives them).
+    """
 
     runs: tuple[MethodRun, ...]
+    labels: Mapping[str, str] = field(default_factory=lambda: dict(LABELS))
 
     @property
     def seeds(self) -> list[int]:
@@ -109,6 +128,12 @@ class Comparison:
         """A method's runs, in seed order."""
         return [self.run(method, seed) for seed in self.seeds]
 
+    @property
+    def methods(self) -> list[str]:
+        """The methods compared, in :data:`METHODS` order."""
+        present = {r.method for r in self.runs}
+        return [m for m in METHODS if m in present]
+
     def reach_random(self, method: str) -> list[int | None]:
         """Per seed: evaluations ``method`` needed to reach random search's final hypervolume."""
         return [
@@ -116,41 +141,56 @@ class Comparison:
             for s in self.seeds
         ]
 
+    def share_to_reach_random(self, method: str) -> list[float | None]:
+        """Per seed: the share of random search's budget ``method`` spent to reach its final
+        hypervolume (None: never reached)."""
+        shares: list[float | None] = []
+        for seed, reached in zip(self.seeds, self.reach_random(method), strict=True):
+            run, budget = self.run(method, seed), self.run(RANDOM, seed).cost
+            shares.append(None if reached is None else run.spent[reached - 1] / budget)
+        return shares
+
     def figures(self, method: str) -> dict[str, Any]:
         """A method's figures across seeds."""
         runs = self.of(method)
         budgets = [len(r.trials) for r in runs]
         reach = self.reach_random(method)
-        shares = [n / b for n, b in zip(reach, budgets, strict=True) if n is not None]
+        shares = self.share_to_reach_random(method)
         return {
             "method": method,
-            "label": LABELS[method],
+            "label": self.labels[method],
             "seeds": self.seeds,
             "evaluations": budgets,
+            "cost_full_evaluations": [round(r.cost, 3) for r in runs],
             "final_hypervolume": _summary([r.final_hypervolume for r in runs]),
             "best_score": _summary([r.best_score for r in runs]),
             "inside_box_share": _summary([r.inside_share for r in runs]),
             "evaluations_to_gate": _reached([r.to_gate for r in runs]),
             "to_reach_random_final_hv": _reached(reach),
             "budget_share_to_reach_random_final_hv": (
-                statistics.median(shares) if len(shares) == len(reach) else None
+                statistics.median(s for s in shares if s is not None)
+                if all(s is not None for s in shares)
+                else None
             ),
+            "reach_random_within_half_budget": sum(s is not None and s <= 0.5 for s in shares),
         }
 
-    def claim(self, other: str) -> dict[str, Any]:
-        """Whether NSGA-II's final hypervolume beats ``other``'s across seeds (sign test)."""
-        ours = [r.final_hypervolume for r in self.of(NSGA2)]
+    def claim(self, method: str, other: str) -> dict[str, Any]:
+        """Whether ``method``'s final hypervolume beats ``other``'s across seeds (sign test)."""
+        ours = [r.final_hypervolume for r in self.of(method)]
         theirs = [r.final_hypervolume for r in self.of(other)]
         wins = sum(a > b + 1e-12 for a, b in zip(ours, theirs, strict=True))
         losses = sum(b > a + 1e-12 for a, b in zip(ours, theirs, strict=True))
         p = sign_test(wins, losses)
         supported = p <= SIGNIFICANCE
+        name, rival = self.labels[method], self.labels[other]
         verdict = (
-            f"NSGA-II beats {LABELS[other]} on final hypervolume"
+            f"{name} beats {rival} on final hypervolume"
             if supported
-            else f"the numbers do not show NSGA-II beating {LABELS[other]} on final hypervolume"
+            else f"the numbers do not show {name} beating {rival} on final hypervolume"
         )
         return {
+            "method": method,
             "other": other,
             "wins": wins,
             "losses": losses,
@@ -161,17 +201,31 @@ class Comparison:
             f"seeds; one-sided sign test p = {p:.3f})",
         }
 
+    def claims(self) -> list[dict[str, Any]]:
+        """Our searches against every other method, then every other supported claim."""
+        methods = self.methods
+        pairs = [(m, o) for m in methods for o in methods if m != o]
+        found = [self.claim(m, o) for m, o in pairs]
+
+        def ours_against_others(claim: dict[str, Any]) -> bool:
+            return claim["method"] in OURS and claim["other"] not in OURS
+
+        return [c for c in found if ours_against_others(c)] + [
+            c for c in found if c["supported"] and not ours_against_others(c)
+        ]
+
     def to_dict(self) -> dict[str, Any]:
         """Figures, claims and every run's curve (JSON-able)."""
         return {
             "seeds": self.seeds,
-            "methods": [self.figures(m) for m in METHODS],
-            "claims": [self.claim(m) for m in METHODS if m != NSGA2],
+            "methods": [self.figures(m) for m in self.methods],
+            "claims": self.claims(),
             "runs": [
                 {
                     "method": r.method,
                     "seed": r.seed,
                     "evaluations": len(r.trials),
+                    "cost_full_evaluations": round(r.cost, 3),
                     "final_hypervolume": r.final_hypervolume,
                     "best_score": r.best_score,
                     "inside_box_share": r.inside_share,
@@ -183,55 +237,76 @@ class Comparison:
         }
 
 
+def spent(trials: Sequence[Trial]) -> tuple[float, ...]:
+    """Cumulative cost of an archive in full evaluations (a screened genome costs its share)."""
+    total, out = 0.0, []
+    for trial in trials:
+        total += trial.evaluation.fidelity
+        out.append(total)
+    return tuple(out)
+
+
 def compare_searches(
     evaluate: BatchEvaluate,
-    studies: Callable[[int], Study],
+    studies: Callable[[int, str], Study],
     seeds: Sequence[int],
     *,
     first: Study | None = None,
     on_phase: Callable[[str], None] | None = None,
 ) -> Comparison:
-    """Run every method at every seed with NSGA-II's budget for that seed.
+    """Run every method at every seed with the first DEAP study's budget for that seed.
 
     Args:
         evaluate: The shared, cached evaluator.
-        studies: Makes the (not yet run) NSGA-II study for a seed; the other
-            methods take its baseline, preset seeds, batch size, gene ranges
-            and objective set.
+        studies: Makes the (not yet run) DEAP study for a seed and a selection
+            (``nsga2`` or ``nsga3``); the other methods take its baseline, preset
+            seeds, batch size, gene ranges and objective set.
         seeds: The seeds to compare over.
-        first: An already finished study for ``seeds[0]`` (the run's own), reused.
+        first: An already finished study for ``seeds[0]`` (the run's own), reused;
+            its selection sets the budget.
         on_phase: Told which method and seed is running.
     """
     phase = on_phase or (lambda _message: None)
+    lead = first.selection if first is not None else NSGA2
     runs: list[MethodRun] = []
     for seed in seeds:
-        study = first if first is not None and seed == seeds[0] else None
-        if study is None:
-            phase(f"compare seed {seed}: {LABELS[NSGA2]}")
-            study = studies(seed)
-            study.optimize()
-        base = study.baseline_trial.evaluation
-        budget = len(study.trials)
+        found: dict[str, list[Trial]] = {}
+        for selection in (lead, *(s for s in OURS if s != lead)):
+            study = first if first is not None and seed == seeds[0] and selection == lead else None
+            if study is None:
+                phase(f"compare seed {seed}: {LABELS[selection]}")
+                study = studies(seed, selection)
+                study.optimize()
+            found[selection] = study.trials
+            if selection == lead:
+                reference = study
+        base = reference.baseline_trial.evaluation
+        # Other methods evaluate every genome in full: the lead's cost, rounded up.
+        budget = max(1, math.ceil(spent(reference.trials)[-1] - 1e-9))
         common: dict[str, Any] = dict(
             budget=budget,
             seed=seed,
-            baseline=study.baseline,
-            seeds=study.seeds,
-            batch=study.population_size,
-            genes=study.genes,
+            baseline=reference.baseline,
+            seeds=reference.seeds,
+            batch=reference.population_size,
+            genes=reference.genes,
         )
         # optuna (and the sqlalchemy under it) loads only when a comparison runs.
         from mragent.evolution.optuna_search import optuna_search
 
-        found = {NSGA2: study.trials}
         phase(f"compare seed {seed}: {LABELS[RANDOM]}")
         found[RANDOM] = random_search(evaluate, **common)
         for method, sampler in ((TPE, "tpe"), (OPTUNA_NSGA2, "nsga2")):
             phase(f"compare seed {seed}: {LABELS[method]}")
             found[method] = optuna_search(
-                evaluate, sampler=sampler, objectives=study.objectives, **common
+                evaluate, sampler=sampler, objectives=reference.objectives, **common
             )
         for method in METHODS:
             trials = tuple(found[method])
-            runs.append(MethodRun(method, seed, trials, tuple(hypervolume_curve(trials, base))))
-    return Comparison(tuple(runs))
+            curve = tuple(hypervolume_curve(trials, base))
+            runs.append(MethodRun(method, seed, trials, curve, spent(trials)))
+    labels = dict(LABELS)
+    if reference.proposer is not None and reference.proposals:
+        for ours in OURS:  # both selections run with the lead's proposer
+            labels[ours] = f"{LABELS[ours][:-1]} + {reference.proposals} TPE proposals/gen)"
+    return Comparison(tuple(runs), labels)

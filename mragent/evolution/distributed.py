@@ -4,7 +4,8 @@ Either a ``LocalCluster`` of worker processes on this machine (one thread
 each: an evaluation is CPU-bound Python plus database round trips) or an
 existing cluster reached through its scheduler's address. Every worker opens
 its own database connection and builds its own
-:class:`~mragent.memory.reader.MemoryReader` once, through a worker plugin
+:class:`~mragent.memory.reader.MemoryReader` once (the questions and their query
+embeddings, computed once by the parent, come with the plugin), through a worker plugin
 registered under a name of this pool's own (so two runs sharing a cluster do
 not replace each other's), and keeps it for the pool's life.
 
@@ -23,36 +24,28 @@ from contextlib import suppress
 
 from distributed import Client, LocalCluster, WorkerPlugin, get_worker
 
-from mragent.core.corpus import Question
 from mragent.core.errors import BackendUnavailable
 from mragent.core.genome import Genome
 from mragent.core.store import open_store
 from mragent.core.store.base import GraphStore
-from mragent.evolution.evaluator import EvaluationPolicy, evaluate_genome
-from mragent.evolution.trial import Evaluation
+from mragent.evolution.evaluator import EvaluationPolicy, Judged, Questions, judge_questions
 from mragent.memory.reader import MemoryReader
 
 CONNECT_TIMEOUT_S = 20
 
 
 class MemoryPlugin(WorkerPlugin):
-    """Holds one worker's database connection and memory, opened on first use.
+    """Holds one worker's database connection, memory and question set, opened on first use.
 
     Opening lazily (not in ``setup``) makes a database failure surface as the
-    task's own exception, re-raised in the client by ``gather``.
+    task's own exception, re-raised in the client by ``gather``. The questions
+    arrive with their query embeddings, so a worker never embeds a question.
     """
 
-    def __init__(
-        self,
-        name: str,
-        db_url: str,
-        ns: str,
-        questions: tuple[Question, ...],
-        policy: EvaluationPolicy,
-    ) -> None:
+    def __init__(self, name: str, db_url: str, ns: str, questions: Questions) -> None:
         self.name = name
         self.db_url, self.ns = db_url, ns
-        self.questions, self.policy = questions, policy
+        self.questions = questions
         self._store: GraphStore | None = None
         self._memory: MemoryReader | None = None
 
@@ -70,22 +63,21 @@ class MemoryPlugin(WorkerPlugin):
             self._store = self._memory = None
 
 
-def _evaluate_on_worker(plugin: str, genome: Genome) -> Evaluation:
+def _judge_on_worker(
+    plugin: str, genome: Genome, indices: tuple[int, ...], policy: EvaluationPolicy
+) -> Judged:
     memory_plugin = get_worker().plugins[plugin]
     assert isinstance(memory_plugin, MemoryPlugin)
-    return evaluate_genome(
-        memory_plugin.memory(), memory_plugin.questions, genome, memory_plugin.policy
-    )
+    return judge_questions(memory_plugin.memory(), memory_plugin.questions, genome, indices, policy)
 
 
 class DaskPool:
-    """Evaluates batches of genomes on a Dask cluster.
+    """Judges genomes on a Dask cluster.
 
     Args:
         db_url: The database URL every worker opens.
         ns: The namespace.
-        questions: The questions every genome is judged on.
-        policy: Objective set and time cap.
+        questions: The questions (with their embeddings) every genome is judged on.
         workers: Worker processes of the LocalCluster (ignored with ``scheduler``).
         scheduler: Address of an existing cluster's scheduler (``tcp://HOST:PORT``).
 
@@ -97,8 +89,7 @@ class DaskPool:
         self,
         db_url: str,
         ns: str,
-        questions: Sequence[Question],
-        policy: EvaluationPolicy,
+        questions: Questions,
         *,
         workers: int = 1,
         scheduler: str | None = None,
@@ -120,18 +111,25 @@ class DaskPool:
             )
             self.client = Client(self.cluster)
         self.plugin = f"mragent-memory-{uuid.uuid4().hex}"
-        self.client.register_plugin(MemoryPlugin(self.plugin, db_url, ns, tuple(questions), policy))
+        self.client.register_plugin(MemoryPlugin(self.plugin, db_url, ns, questions))
 
     @property
     def workers(self) -> int:
         """Workers currently connected to the scheduler."""
         return len(self.client.scheduler_info(n_workers=-1)["workers"])
 
-    def map(self, genomes: Sequence[Genome]) -> list[Evaluation]:
-        """Evaluate ``genomes`` on the workers; results in input order."""
+    def map(
+        self, jobs: Sequence[tuple[Genome, tuple[int, ...]]], policies: Sequence[EvaluationPolicy]
+    ) -> list[Judged]:
+        """Judge each ``(genome, question indices)`` job on the workers; results in input order."""
         # pure=False: each call is a task of its own, never merged with an equal one.
         futures = self.client.map(
-            _evaluate_on_worker, [self.plugin] * len(genomes), list(genomes), pure=False
+            _judge_on_worker,
+            [self.plugin] * len(jobs),
+            [genome for genome, _ in jobs],
+            [indices for _, indices in jobs],
+            list(policies),
+            pure=False,
         )
         return list(self.client.gather(futures))
 

@@ -20,7 +20,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from mragent.apps.evaluate import judge
+import numpy as np
+
+from mragent.apps.evaluate import QuestionResult, judge
 from mragent.core.corpus import Question
 from mragent.core.genome import Genome
 from mragent.evolution.objectives import ACCURACY
@@ -48,25 +50,78 @@ class EvaluationPolicy:
             raise ValueError(f"time_cap_s must be positive, got {self.time_cap_s}")
 
 
+@dataclass(frozen=True)
+class Questions:
+    """A question set with each question's query embedding, computed once per run.
+
+    Every evaluation of every genome, on this process or on a cluster worker,
+    reads the same vectors, so a real model embeds each question once, not once
+    per genome.
+    """
+
+    items: tuple[Question, ...]
+    vectors: np.ndarray
+
+    @classmethod
+    def embedded(cls, memory: MemoryReader, questions: Sequence[Question]) -> Questions:
+        """The questions with the memory's embedder's query vectors."""
+        items = tuple(questions)
+        vectors = memory.embedder.embed_queries([q.question for q in items]) if items else None
+        return cls(items, np.asarray(vectors, dtype=np.float32).reshape(len(items), -1))
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+
+@dataclass(frozen=True)
+class Judged:
+    """What one genome did on some of a question set: results by question index."""
+
+    results: dict[int, QuestionResult]
+    timed_out: bool = False
+
+
+def judge_questions(
+    memory: MemoryReader,
+    questions: Questions,
+    genome: Genome,
+    indices: Sequence[int],
+    policy: EvaluationPolicy = EvaluationPolicy(),
+) -> Judged:
+    """Run ``genome`` on the questions at ``indices``, stopping at the time cap."""
+    started = time.perf_counter()
+    results: dict[int, QuestionResult] = {}
+    for i, index in enumerate(indices, start=1):
+        question = questions.items[index]
+        rec = memory.reconstruct(question.question, genome, vector=questions.vectors[index])
+        results[index] = judge(question, rec)
+        over = policy.time_cap_s is not None and time.perf_counter() - started > policy.time_cap_s
+        if over and i < len(indices):
+            return Judged(results, timed_out=True)
+    return Judged(results)
+
+
 def evaluate_genome(
     memory: MemoryReader,
-    questions: Sequence[Question],
+    questions: Sequence[Question] | Questions,
     genome: Genome,
     policy: EvaluationPolicy = EvaluationPolicy(),
 ) -> Evaluation:
     """Run ``genome`` on every question, stopping early when it exceeds the time cap."""
-    started = time.perf_counter()
-    results = []
-    for i, question in enumerate(questions, start=1):
-        results.append(judge(question, memory.reconstruct(question.question, genome)))
-        over = policy.time_cap_s is not None and time.perf_counter() - started > policy.time_cap_s
-        if over and i < len(questions):
-            return evaluation_from(results, policy.objective, timed_out=True)
-    return evaluation_from(results, policy.objective)
+    if not isinstance(questions, Questions):
+        questions = Questions.embedded(memory, questions)
+    judged = judge_questions(memory, questions, genome, range(len(questions)), policy)
+    ordered = [judged.results[i] for i in sorted(judged.results)]
+    return evaluation_from(ordered, policy.objective, timed_out=judged.timed_out)
 
 
 class Evaluator:
-    """Evaluates genomes on a fixed question set, each genome at most once.
+    """Evaluates genomes on a fixed question set, each question of each genome at most once.
+
+    The questions are embedded once, here; every evaluation reads those vectors.
+    A genome can be *screened* on a subset first (:meth:`screen`) and evaluated on
+    the full set later (:meth:`__call__`): the screening's questions are not run
+    again, and a genome evaluated in full gives its screening figures for free.
 
     Args:
         memory: The parent's memory (used when evaluating serially).
@@ -76,12 +131,13 @@ class Evaluator:
             in this process).
         scheduler: Address of an existing Dask cluster's scheduler
             (``tcp://HOST:PORT``); overrides ``workers``.
-        on_evaluated: Called with each genome actually evaluated (not cached)
-            and its evaluation.
+        on_evaluated: Called with each genome and evaluation newly computed (at
+            either fidelity).
         policy: Objective set and time cap.
+        screening: Indices of the questions :meth:`screen` runs (empty: no screening).
 
     Raises:
-        ValueError: on a bad worker count, a missing URL or no questions.
+        ValueError: on a bad worker count, a missing URL, no questions or a bad index.
     """
 
     def __init__(
@@ -94,6 +150,7 @@ class Evaluator:
         scheduler: str | None = None,
         on_evaluated: Callable[[Genome, Evaluation], None] | None = None,
         policy: EvaluationPolicy = EvaluationPolicy(),
+        screening: Sequence[int] = (),
     ) -> None:
         if workers < 1:
             raise ValueError(f"workers must be >= 1, got {workers}")
@@ -101,12 +158,17 @@ class Evaluator:
             raise ValueError("parallel evaluation needs the database URL for its workers")
         if not questions:
             raise ValueError("no questions to evaluate on")
+        if any(not 0 <= i < len(questions) for i in screening):
+            raise ValueError("a screening index lies outside the question set")
         self.memory = memory
-        self.questions = tuple(questions)
+        self.questions = Questions.embedded(memory, questions)
         self.db_url, self.workers, self.scheduler = db_url, workers, scheduler
         self.on_evaluated = on_evaluated
         self.policy = policy
+        self.screening = tuple(sorted(set(screening)))
         self.cache: dict[Genome, Evaluation] = {}
+        """Full-fidelity evaluations."""
+        self._judged: dict[Genome, Judged] = {}
         self._pool: DaskPool | None = None
 
     @property
@@ -116,29 +178,92 @@ class Evaluator:
 
     @property
     def evaluations(self) -> int:
-        """Distinct genomes evaluated so far (cache size)."""
-        return len(self.cache)
+        """Distinct genomes evaluated so far, at either fidelity."""
+        return len(self._judged.keys() | self.cache.keys())
+
+    @property
+    def questions_run(self) -> int:
+        """Question evaluations run so far (the work a budget counts)."""
+        return sum(len(j.results) for j in self._judged.values())
 
     def __call__(self, genomes: Sequence[Genome]) -> list[Evaluation]:
-        """Evaluate ``genomes`` (cached ones are not re-run); results in input order."""
+        """Evaluate ``genomes`` on every question (cached ones are not re-run); input order."""
+        everything = tuple(range(len(self.questions)))
         todo = list(dict.fromkeys(g for g in genomes if g not in self.cache))
-        if todo:
-            if not self.parallel or len(todo) == 1:
-                for genome in todo:
-                    result = evaluate_genome(self.memory, self.questions, genome, self.policy)
-                    self._store(genome, result)
-            else:
-                for genome, result in zip(todo, self._ensure_pool().map(todo), strict=True):
-                    self._store(genome, result)
+        self._run(todo, everything)
+        for genome in todo:
+            self._store(genome, self._evaluation(genome, everything), full=True)
         return [self.cache[g] for g in genomes]
+
+    def screen(self, genomes: Sequence[Genome]) -> list[Evaluation]:
+        """Evaluate ``genomes`` on the screening questions only; input order.
+
+        Raises:
+            ValueError: when the evaluator has no screening subset.
+        """
+        if not self.screening:
+            raise ValueError("this evaluator has no screening subset")
+        todo = list(dict.fromkeys(genomes))
+        fresh = [g for g in todo if g not in self._judged and g not in self.cache]
+        # A genome known only from a checkpoint (in the cache, without its questions'
+        # results) is judged on the screening questions again: deterministic, so its
+        # figures are the ones the interrupted run had.
+        self._run(todo, self.screening)
+        found = {g: self._evaluation(g, self.screening) for g in todo}
+        for genome in fresh:
+            self._store(genome, found[genome], full=False)
+        return [found[g] for g in genomes]
+
+    def screened(self, genome: Genome) -> Evaluation:
+        """A genome's figures on the screening questions (run only if never judged there)."""
+        return self.screen([genome])[0]
+
+    def _run(self, genomes: Sequence[Genome], indices: Sequence[int]) -> None:
+        """Judge each genome on those of ``indices`` it has not been judged on."""
+        jobs = []
+        for genome in genomes:
+            held = self._judged.get(genome, Judged({}))
+            missing = tuple(i for i in indices if i not in held.results)
+            if missing and not held.timed_out:
+                jobs.append((genome, missing))
+        if not jobs:
+            return
+        if not self.parallel or len(jobs) == 1:
+            judged = [
+                judge_questions(self.memory, self.questions, g, idx, self._policy(idx))
+                for g, idx in jobs
+            ]
+        else:
+            judged = self._ensure_pool().map(jobs, [self._policy(idx) for _, idx in jobs])
+        for (genome, _), found in zip(jobs, judged, strict=True):
+            held = self._judged.get(genome, Judged({}))
+            self._judged[genome] = Judged({**held.results, **found.results}, found.timed_out)
+
+    def _policy(self, indices: Sequence[int]) -> EvaluationPolicy:
+        """The policy for a part of the questions: the time cap in proportion."""
+        cap = self.policy.time_cap_s
+        if cap is None or len(indices) == len(self.questions):
+            return self.policy
+        return EvaluationPolicy(self.policy.objective, cap * len(indices) / len(self.questions))
+
+    def _evaluation(self, genome: Genome, indices: Sequence[int]) -> Evaluation:
+        judged = self._judged[genome]
+        results = [judged.results[i] for i in indices if i in judged.results]
+        return evaluation_from(
+            results,
+            self.policy.objective,
+            timed_out=judged.timed_out,
+            fidelity=len(indices) / len(self.questions),
+        )
 
     def start(self) -> None:
         """Start the Dask pool now rather than on the first parallel batch (no-op when serial)."""
         if self.parallel:
             self._ensure_pool()
 
-    def _store(self, genome: Genome, result: Evaluation) -> None:
-        self.cache[genome] = result
+    def _store(self, genome: Genome, result: Evaluation, *, full: bool) -> None:
+        if full:
+            self.cache[genome] = result
         if self.on_evaluated:
             self.on_evaluated(genome, result)
 
@@ -151,7 +276,6 @@ class Evaluator:
                 self.db_url,
                 self.memory.ns,
                 self.questions,
-                self.policy,
                 workers=self.workers,
                 scheduler=self.scheduler,
             )

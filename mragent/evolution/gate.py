@@ -11,7 +11,8 @@ The first candidate wins, with one measured check: a candidate that claims only
 the work cut is re-timed against the baseline (:mod:`mragent.evolution.latency`).
 The measurement confirms the claim when the confidence interval of the paired
 latency ratio lies wholly at or under ``1 - LATENCY_GAIN``, vetoes it when the
-interval lies wholly over, and is reported ``unclear`` otherwise; an unclear
+interval lies wholly over :data:`~mragent.evolution.latency.VETO_RATIO` (parity),
+and is reported ``unclear`` otherwise; an unclear
 measurement does not change the decision. Only a veto moves the gate on to the
 next candidate. A quality gain needs no timing.
 """
@@ -23,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mragent.core.genome import Genome
-from mragent.evolution.latency import REFUTED, LatencyCheck
+from mragent.evolution.latency import REFUTED, VETO_RATIO, LatencyCheck
 from mragent.evolution.trial import Evaluation, Trial
 
 ACCURACY_GAIN = 0.05
@@ -37,14 +38,15 @@ RULE = (
     f"recall@5), and +{ACCURACY_GAIN * 100:g} points in one of them or work "
     f"-{LATENCY_GAIN * 100:g}%; a work-only claim is re-timed (interleaved, paired): "
     f"confirmed when the confidence interval of the latency ratio lies wholly at or under "
-    f"{1 - LATENCY_GAIN:g}, vetoed when wholly over, unclear (the decision stands) otherwise"
+    f"{1 - LATENCY_GAIN:g}, vetoed when wholly over {VETO_RATIO:g}, unclear (the decision "
+    f"stands) otherwise"
 )
 """The gate's rule, as reports state it."""
 
 
 def _regresses(baseline: Evaluation, variant: Evaluation) -> bool:
-    """Whether a quality metric fell (a timed-out variant always regresses)."""
-    if variant.timed_out:
+    """Whether a quality metric fell (a timed-out or screened-only variant always regresses)."""
+    if not variant.full:
         return True
     return any(
         variant.metric(name) < baseline.metric(name) - EPS for name in variant.objectives.quality

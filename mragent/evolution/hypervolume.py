@@ -12,9 +12,10 @@ The reference point is ``(1, ..., 1)``: zero quality, or
 :data:`REFERENCE_COST` times the baseline's cost. A point beyond it in any
 coordinate adds nothing, so the figure lies in [0, 1] and two searches that
 share a baseline (every search of one run does) are compared on one scale.
-Genomes stopped by the time cap are left out: their figures cover only part of
-the questions. The volume itself is ``moocore.hypervolume`` (exact; HV4D+ in
-four dimensions), never a hand-written estimate.
+Genomes stopped by the time cap, and genomes only screened on a subset of the
+questions, are left out: their figures cover only part of the questions. The
+volume itself is ``moocore.hypervolume`` (exact; HV4D+ in four dimensions), never
+a hand-written estimate.
 """
 
 from __future__ import annotations
@@ -45,12 +46,12 @@ def _scales(baseline: Evaluation) -> list[float | None]:
 
 
 def points(trials: Sequence[Trial], baseline: Evaluation) -> np.ndarray:
-    """The trials' normalised points (rows), timed-out ones left out."""
+    """The trials' normalised points (rows); timed-out and screened-only ones left out."""
     scales = _scales(baseline)
     rows = [
         [1.0 - v if s is None else v / s for v, s in zip(t.values, scales, strict=True)]
         for t in trials
-        if not t.evaluation.timed_out
+        if t.evaluation.full
     ]
     return np.array(rows, dtype=float).reshape(len(rows), len(scales))
 
@@ -60,7 +61,7 @@ def overshoot(trial: Trial, baseline: Evaluation) -> float:
 
     Negative inside the box (the trial can add volume), 0 or more outside it
     (zero quality, or a cost at or beyond :data:`REFERENCE_COST` x the
-    baseline's); infinite for a genome stopped by the time cap.
+    baseline's); infinite for a genome stopped by the time cap or only screened.
     """
     found = points([trial], baseline)
     return float(found[0].max()) - 1.0 if len(found) else float("inf")

@@ -34,6 +34,9 @@ from mragent.core.genome import Genome
 from mragent.evolution.stats import median_interval
 from mragent.memory.reader import MemoryReader
 
+VETO_RATIO = 1.0
+"""The latency ratio (variant over baseline) a whole interval must lie above to veto:
+parity, so only a variant measurably slower than the baseline is vetoed."""
 RETIME_REPEATS = 5
 """Repeats of the whole question set; the pairs number questions x repeats."""
 EPS = 1e-9
@@ -80,7 +83,7 @@ class LatencyCheck:
         low, high, _ = self.interval
         if high <= 1.0 - self.gain + EPS:
             return CONFIRMED
-        if low > 1.0 + EPS:
+        if low > VETO_RATIO + EPS:
             return REFUTED
         return UNCLEAR
 

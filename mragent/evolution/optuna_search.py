@@ -77,6 +77,25 @@ def _params(genome: Genome, dists: Mapping[str, BaseDistribution]) -> dict[str, 
     return params if all(_inside(params[n], dist) for n, dist in dists.items()) else None
 
 
+def told_trial(
+    genome: Genome,
+    values: Sequence[float],
+    dists: Mapping[str, BaseDistribution],
+    system_attrs: Mapping[str, Any] | None = None,
+) -> optuna.trial.FrozenTrial | None:
+    """An evaluated genome as a finished Optuna trial to tell a sampler (None: a gene
+    lies outside the searched distributions)."""
+    params = _params(genome, dists)
+    if params is None:
+        return None
+    return optuna.trial.create_trial(
+        params=params,
+        distributions=dict(dists),
+        values=list(values),
+        system_attrs=dict(system_attrs or {}),
+    )
+
+
 def _inside(value: Any, dist: BaseDistribution) -> bool:
     if isinstance(dist, CategoricalDistribution):
         return value in dist.choices
@@ -84,7 +103,8 @@ def _inside(value: Any, dist: BaseDistribution) -> bool:
     return bool(dist.low <= value <= dist.high)
 
 
-def _directions(objectives: Objectives) -> list[StudyDirection]:
+def directions(objectives: Objectives) -> list[StudyDirection]:
+    """Optuna's directions for an objective set."""
     return [
         StudyDirection.MAXIMIZE if w > 0 else StudyDirection.MINIMIZE for w in objectives.weights
     ]
@@ -135,7 +155,7 @@ def optuna_search(
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     dists = distributions(genes)
     study = optuna.create_study(
-        directions=_directions(objectives), sampler=_sampler(sampler, seed, batch)
+        directions=directions(objectives), sampler=_sampler(sampler, seed, batch)
     )
     baseline = baseline or Genome()
     start = list(dict.fromkeys([baseline, *seeds]))[:budget]
@@ -144,16 +164,9 @@ def optuna_search(
     marks = {_GENERATION_KEY: 0} if sampler == "nsga2" else {}
     told = 0
     for genome in start:
-        params = _params(genome, dists)
-        if params is not None:  # a baseline outside a narrowed range is not shown
-            study.add_trial(
-                optuna.trial.create_trial(
-                    params=params,
-                    distributions=dists,
-                    values=list(seen[genome].values),
-                    system_attrs=marks,
-                )
-            )
+        finished = told_trial(genome, seen[genome].values, dists, marks)
+        if finished is not None:  # a baseline outside a narrowed range is not shown
+            study.add_trial(finished)
             told += 1
     asks = 0
     size = max(1, batch - told)  # the rest of NSGA-II's generation 0
@@ -224,7 +237,7 @@ def export_study(
     if study_name in {s.study_name for s in optuna.get_all_study_summaries(storage_obj)}:
         optuna.delete_study(study_name=study_name, storage=storage_obj)
     study = optuna.create_study(
-        storage=storage_obj, study_name=study_name, directions=_directions(objectives)
+        storage=storage_obj, study_name=study_name, directions=directions(objectives)
     )
     with warnings.catch_warnings():  # experimental in Optuna 3.2-5.0, and what the dashboard reads
         warnings.simplefilter("ignore", ExperimentalWarning)
@@ -234,13 +247,20 @@ def export_study(
     study.add_trials(
         [
             optuna.trial.create_trial(
-                state=TrialState.FAIL if t.evaluation.timed_out else TrialState.COMPLETE,
+                state=_state(t),
                 params={name: t.params[name] for name in dists},
                 distributions=dists,
-                values=None if t.evaluation.timed_out else list(t.values),
+                values=list(t.values) if t.evaluation.full else None,
                 user_attrs=_user_attrs(t),
             )
             for t in trials
         ]
     )
     return study_name
+
+
+def _state(trial: Trial) -> TrialState:
+    """Optuna's state for a trial: failed when timed out, pruned when only screened."""
+    if trial.evaluation.timed_out:
+        return TrialState.FAIL
+    return TrialState.COMPLETE if trial.evaluation.full else TrialState.PRUNED

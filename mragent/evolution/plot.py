@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mragent.evolution.compare import LABELS, METHODS, Comparison
+from mragent.evolution.compare import Comparison, MethodRun
 from mragent.evolution.trial import Trial, pareto_front
 
 if TYPE_CHECKING:
@@ -78,10 +78,10 @@ def plot_pareto(
 ) -> None:
     """Write ``pareto.png``: the archive and its front, and hypervolume per generation.
 
-    Genomes stopped by the time cap are left out (their figures cover only the
-    questions they reached). The baseline and the gate's winner are marked.
+    Genomes stopped by the time cap or only screened are left out (their figures
+    cover only the questions they reached). The baseline and the gate's winner are marked.
     """
-    trials = [t for t in trials if not t.evaluation.timed_out]
+    trials = [t for t in trials if t.evaluation.full]
     with _figure(path, 2, (12.0, 5.0)) as (_, (left, right)):
         _draw_front(left, trials, baseline, winner)
         quality = baseline.evaluation.objectives.quality[0]
@@ -125,16 +125,24 @@ def _draw_front(ax: Axes, trials: Sequence[Trial], baseline: Trial, winner: Tria
 
 
 def plot_comparison(path: Path, comparison: Comparison, title: str = "") -> None:
-    """Write ``compare.png``: hypervolume against evaluations, per method, over seeds."""
+    """Write ``compare.png``: hypervolume against cost (full evaluations), per method,
+    over seeds (a step curve per run, read on a common grid)."""
+    import bisect
+
     with _figure(path, 1, (7.5, 5.0)) as (_, ax):
-        for method in METHODS:
-            curves = [r.curve for r in comparison.of(method)]
-            length = min(len(c) for c in curves)
-            xs = list(range(1, length + 1))
-            columns = [[c[i] for c in curves] for i in range(length)]
-            ax.plot(xs, [statistics.median(v) for v in columns], label=LABELS[method])
+        for method in comparison.methods:
+            runs = comparison.of(method)
+            end = min(r.cost for r in runs)
+            xs = [end * i / 100 for i in range(1, 101)]
+
+            def at(run: MethodRun, x: float) -> float:
+                reached = bisect.bisect_right(run.spent, x + 1e-9)
+                return run.curve[reached - 1] if reached else 0.0
+
+            columns = [[at(r, x) for r in runs] for x in xs]
+            ax.plot(xs, [statistics.median(v) for v in columns], label=comparison.labels[method])
             ax.fill_between(xs, [min(v) for v in columns], [max(v) for v in columns], alpha=0.15)
-        ax.set_xlabel("distinct genomes evaluated")
+        ax.set_xlabel("cost: full evaluations (a screened genome counts its share)")
         ax.set_ylabel("hypervolume (all objectives)")
         seeds = len(comparison.seeds)
         ax.set_title(title or f"median over {seeds} seeds (band: min..max)")

@@ -30,6 +30,8 @@ class ProposalContext:
         count: How many genomes the study will take.
         rng: A generator seeded from the study's seed and the generation, for
             proposers that sample (keeps a deterministic proposer reproducible).
+        archive: Every trial so far, in evaluation order (screened-only ones
+            included: ``evaluation.full`` tells them apart).
     """
 
     generation: int
@@ -37,6 +39,7 @@ class ProposalContext:
     best: Trial
     count: int
     rng: random.Random
+    archive: tuple[Trial, ...] = ()
 
 
 @runtime_checkable

@@ -27,6 +27,7 @@ from mragent.evolution.objectives import SCORE_POLICY, objectives_named
 from mragent.evolution.plot import plot_comparison, plot_pareto
 from mragent.evolution.report_markdown import render_markdown
 from mragent.evolution.run import EvolveRun, HeldOut
+from mragent.evolution.study import NSGA3
 from mragent.evolution.trial import Evaluation, Trial
 from mragent.memory.reader import MemoryReader
 
@@ -96,6 +97,7 @@ def build_report(run: EvolveRun) -> dict[str, Any]:
         ],
         "time_cap_s": run.options.time_cap_s,
         "timed_out": [t.number for t in study.trials if t.evaluation.timed_out],
+        "screened_only": [t.number for t in study.trials if t.evaluation.fidelity < 1.0],
         "score_policy": SCORE_POLICY,
         "hypervolume": {
             "rule": HYPERVOLUME_RULE,
@@ -133,9 +135,30 @@ def _held_out_section(held: HeldOut, has_winner: bool) -> dict[str, Any]:
 
 
 def _search_section(run: EvolveRun) -> dict[str, Any]:
+    selection = (
+        "NSGA-III (deap.tools.selNSGA3, reference points), binary tournament on dominance, score"
+        if run.options.selection == NSGA3
+        else "NSGA-II (deap.tools.selNSGA2), binary tournament on dominance, crowding, score"
+    )
+    racing = run.options.racing()
+    full = run.study.full_trials
     return {
-        "algorithm": "NSGA-II (deap.tools.selNSGA2), binary tournament on dominance, "
-        "crowding, score; SBX + polynomial mutation (numeric), uniform + random choice (enum)",
+        "algorithm": f"{selection}; SBX + polynomial mutation (numeric), uniform + random "
+        "choice (enum)",
+        "selection": run.options.selection,
+        "tpe_proposals": run.options.tpe_proposals,
+        "racing": None
+        if racing is None
+        else {
+            "rule": "screened on a seeded, kind-stratified share of the training questions; "
+            "evaluated in full unless a full-fidelity front member leads it there by the "
+            "margin in every quality objective at no more cost in any cost objective",
+            "share": racing.share,
+            "margin": racing.margin,
+            "screened_only": len(run.study.trials) - len(full),
+            "full": len(full),
+        },
+        "cost_full_evaluations": round(sum(t.evaluation.fidelity for t in run.study.trials), 3),
         "population": run.options.population,
         "generations": run.options.generations,
         "generations_completed": run.study.generation,

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+import statistics
 from typing import Any
 
 from mragent.core.corpus import Question
 from mragent.core.genome import GENES
-from mragent.evolution.compare import LABELS
 from mragent.evolution.gate import RULE as GATE_RULE
 from mragent.evolution.gate import GateResult
 from mragent.evolution.hypervolume import HYPERVOLUME_RULE
@@ -196,23 +196,28 @@ def _comparison(comparison: dict[str, Any] | None) -> list[str]:
         "",
         f"## Compared searches (equal budget, seeds {', '.join(map(str, seeds))})",
         "",
-        "Medians over the seeds, [min..max]. Budget: the distinct genomes NSGA-II "
-        "evaluated at each seed; to gate: evaluations until the first gate candidate; "
-        "to random's HV: evaluations until the method reached random search's final "
-        "hypervolume at the same seed (share of the budget); in box: share of the "
+        "Medians over the seeds, [min..max]. Cost: what the run's own search spent at each "
+        "seed, in full evaluations (a genome screened on a subset costs its share); the "
+        "other methods evaluate every genome in full and get that cost as their budget. "
+        "To gate: evaluations until the first gate candidate; to random's HV: evaluations "
+        "until the method reached random search's final hypervolume at the same seed (share "
+        "of random's budget), and on how many seeds within half of it; in box: share of the "
         "evaluations inside the hypervolume's reference box (the rest add nothing).",
         "",
-        "| method | evaluations | final hypervolume | best score | in box | to gate | "
-        "to random's HV |",
-        "|---|---:|---:|---:|---:|---:|---:|",
+        "| method | evaluations | cost | final hypervolume | best score | in box | to gate | "
+        "to random's HV | within half |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for f in comparison["methods"]:
+        costs = f.get("cost_full_evaluations") or f["evaluations"]
         lines.append(
-            f"| {LABELS[f['method']]} | {_median_range(f['evaluations'])} | "
+            f"| {f['label']} | {_median_range(f['evaluations'])} | "
+            f"{statistics.median(costs):.1f} | "
             f"{_spread(f['final_hypervolume'], '.4f')} | {_spread(f['best_score'], '.3f')} | "
             f"{f['inside_box_share']['median']:.0%} | "
             f"{_reached(f['evaluations_to_gate'])} | {_reached(f['to_reach_random_final_hv'])}"
-            f"{_share(f['budget_share_to_reach_random_final_hv'])} |"
+            f"{_share(f['budget_share_to_reach_random_final_hv'])} | "
+            f"{f.get('reach_random_within_half_budget', '-')}/{len(seeds)} |"
         )
     lines += ["", *[f"- {claim['statement']}." for claim in comparison["claims"]]]
     return lines

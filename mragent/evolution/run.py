@@ -19,12 +19,14 @@ from mragent.core.store.base import GraphStore
 from mragent.evolution.checkpoint import checkpoint_path, load_checkpoint, save_checkpoint
 from mragent.evolution.compare import Comparison, compare_searches
 from mragent.evolution.evaluator import EvaluationPolicy, Evaluator
+from mragent.evolution.fidelity import DEFAULT_MARGIN, Racing
 from mragent.evolution.gate import WORK, GateResult, claims, gate_holds, judge
 from mragent.evolution.latency import RETIME_REPEATS, LatencyCheck, retime
 from mragent.evolution.objectives import ACCURACY, RECALL, objectives_named
 from mragent.evolution.proposer import MutationProposer
 from mragent.evolution.split import DEFAULT_SPLIT, split_questions
-from mragent.evolution.study import Study
+from mragent.evolution.study import NSGA2, SELECTIONS, Study
+from mragent.evolution.tpe_proposer import TpeProposer
 from mragent.evolution.trial import Evaluation, Trial
 from mragent.memory.reader import MemoryReader
 
@@ -64,6 +66,15 @@ class EvolveOptions:
         time_cap_s: Per-genome wall-time cap over the training questions; a
             genome over it is marked timed out and dominated (None: no cap).
         optuna_storage: Optuna storage URL the archive is exported to (None: no export).
+        selection: ``nsga2`` or ``nsga3`` (DEAP's reference-point selection).
+        screen_share: Share of the training questions a new genome is screened
+            on before its full evaluation (None: every genome in full;
+            :mod:`mragent.evolution.fidelity`).
+        racing_margin: Quality lead by which a full-fidelity genome rules a
+            screened one out.
+        tpe_proposals: Genomes Optuna's TPE, fitted on the archive, proposes each
+            generation beside DEAP's offspring (0: none;
+            :mod:`mragent.evolution.tpe_proposer`).
     """
 
     corpus_path: Path
@@ -85,6 +96,10 @@ class EvolveOptions:
     gene_ranges: tuple[tuple[str, float, float], ...] = ()
     time_cap_s: float | None = None
     optuna_storage: str | None = None
+    selection: str = NSGA2
+    screen_share: float | None = None
+    racing_margin: float = DEFAULT_MARGIN
+    tpe_proposals: int = 0
 
     def __post_init__(self) -> None:
         if self.generations < 0:
@@ -93,6 +108,8 @@ class EvolveOptions:
             raise ValueError(f"population must be >= 4, got {self.population}")
         if self.workers < 1:
             raise ValueError(f"workers must be >= 1, got {self.workers}")
+        if self.tpe_proposals < 0:
+            raise ValueError(f"tpe_proposals must be >= 0, got {self.tpe_proposals}")
         if self.compare_seeds < 1:
             raise ValueError(f"compare_seeds must be >= 1, got {self.compare_seeds}")
         if self.retime_repeats < 1:
@@ -101,6 +118,17 @@ class EvolveOptions:
             raise ValueError(f"time_cap_s must be positive, got {self.time_cap_s}")
         objectives_named(self.objective)  # ConfigError on an unknown name
         self.genes()  # ConfigError on a bad range
+        if self.selection not in SELECTIONS:
+            raise ConfigError(
+                f"unknown selection {self.selection!r} (one of {', '.join(SELECTIONS)})"
+            )
+        self.racing()  # ValueError on a bad share or margin
+
+    def racing(self) -> Racing | None:
+        """The screening rule (None: every genome is evaluated in full)."""
+        if self.screen_share is None:
+            return None
+        return Racing(self.screen_share, self.racing_margin)
 
     def genes(self) -> tuple[GeneSpec, ...]:
         """The gene specs the search stays in (the gene set's, narrowed by ``gene_ranges``)."""
@@ -168,6 +196,13 @@ def fingerprint(options: EvolveOptions, sha: str, train: list[Question]) -> dict
         stamp["genes"] = options.gene_set.value
     if options.gene_ranges:
         stamp["gene_ranges"] = [list(item) for item in options.gene_ranges]
+    if options.selection != NSGA2:
+        stamp["selection"] = options.selection
+    racing = options.racing()
+    if racing is not None:
+        stamp["racing"] = [racing.share, racing.margin]
+    if options.tpe_proposals:
+        stamp["tpe_proposals"] = options.tpe_proposals
     return stamp
 
 
@@ -206,10 +241,12 @@ def run_evolve(
     phase = on_phase or (lambda _message: None)
     train, held = _split(corpus, options)
     sha = file_sha256(options.corpus_path)
-    baseline = PRESETS["default"]
     memory = MemoryReader(store, options.ns)
+    # The namespace's own default: ``real-model`` on a real model's vectors.
+    baseline = memory.default_genome
     study, comparison, earlier_s = _search(
         memory,
+        baseline,
         train,
         options,
         stamp=fingerprint(options, sha, train),
@@ -236,6 +273,7 @@ def run_evolve(
 
 def _search(
     memory: MemoryReader,
+    baseline: Genome,
     train: list[Question],
     options: EvolveOptions,
     *,
@@ -258,6 +296,8 @@ def _search(
     on_generation, on_trial, on_evaluated = hooks
     earlier_s = 0.0
     ckpt = checkpoint_path(options.out_dir)
+    racing = options.racing()
+    phase(f"embedding {len(train)} training questions (once for the run)")
     with Evaluator(
         memory,
         train,
@@ -266,11 +306,12 @@ def _search(
         scheduler=options.scheduler,
         on_evaluated=on_evaluated,
         policy=EvaluationPolicy(options.objective, options.time_cap_s),
+        screening=racing.subset(train, options.seed) if racing else (),
     ) as evaluator:
-        study = new_study(evaluator, options, options.seed, proposer, on_trial)
+        study = new_study(evaluator, options, options.seed, baseline, proposer, on_trial)
         if options.resume:
             earlier_s = load_checkpoint(ckpt, study, stamp)
-            evaluator.cache.update({t.genome: t.evaluation for t in study.trials})
+            evaluator.cache.update({t.genome: t.evaluation for t in study.full_trials})
             phase(f"resumed at generation {study.generation} ({len(study.trials)} evaluated)")
 
         def after_generation(current: Study) -> None:
@@ -284,7 +325,9 @@ def _search(
             seeds = [options.seed + i for i in range(options.compare_seeds)]
             comparison = compare_searches(
                 evaluator,
-                lambda seed: new_study(evaluator, options, seed),
+                lambda seed, selection: new_study(
+                    evaluator, options, seed, baseline, selection=selection
+                ),
                 seeds,
                 first=study,
                 on_phase=phase,
@@ -310,21 +353,33 @@ def new_study(
     evaluator: Evaluator,
     options: EvolveOptions,
     seed: int,
+    baseline: Genome,
     proposer: MutationProposer | None = None,
     on_trial: Callable[[Trial], None] | None = None,
+    *,
+    selection: str | None = None,
 ) -> Study:
-    """The (not yet run) NSGA-II study a run makes: default baseline, presets as seeds."""
+    """The (not yet run) study a run makes: the namespace's default as baseline, the
+    other presets as seeds, the run's selection (or ``selection``), racing rule and TPE
+    proposals (an explicit ``proposer`` replaces TPE's)."""
+    objectives = objectives_named(options.objective)
+    proposals = 2 if proposer is not None else options.tpe_proposals
+    if proposer is None and options.tpe_proposals:
+        proposer = TpeProposer(objectives, options.genes())
     return Study(
         evaluator,
         population=options.population,
         generations=options.generations,
         seed=seed,
-        baseline=PRESETS["default"],
-        seeds=[g for name, g in PRESETS.items() if name != "default"],
+        baseline=baseline,
+        seeds=[g for g in PRESETS.values() if g != baseline],
         proposer=proposer,
-        objectives=objectives_named(options.objective),
+        proposals=proposals,
+        objectives=objectives,
         genes=options.genes(),
         on_trial=on_trial,
+        selection=selection or options.selection,
+        racing=options.racing(),
     )
 
 

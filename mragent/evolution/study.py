@@ -1,9 +1,12 @@
-"""NSGA-II over the genome with DEAP: the only module that imports DEAP.
+"""NSGA-II or NSGA-III over the genome with DEAP: the only module that imports DEAP.
 
 Selection is DEAP's ``tools.selNSGA2`` (non-dominated sorting, then crowding
-distance) over an :class:`~mragent.evolution.objectives.Objectives` set: accuracy
-(max), or support recall@5 and accuracy (max); then cost = deterministic work
-(min), context tokens (min) and hops (min). Genomes outside the hypervolume's
+distance), or ``tools.selNSGA3`` (non-dominated sorting, then niching around
+reference points: crowding loses its pull with four or five objectives, where
+most of a small population is mutually non-dominated) over an
+:class:`~mragent.evolution.objectives.Objectives` set: accuracy (max), or
+support recall@5 and accuracy (max); then cost = deterministic work (min),
+context tokens (min) and hops (min). Genomes outside the hypervolume's
 reference box (zero quality, or a cost at or beyond
 :data:`~mragent.evolution.hypervolume.REFERENCE_COST` x the baseline's) are
 infeasible, as in Deb's constrained domination: every feasible genome is
@@ -37,12 +40,31 @@ from mragent.evolution.encoding import (
     mutate,
     random_genotype,
 )
+from mragent.evolution.fidelity import Racing, could_enter_front
 from mragent.evolution.hypervolume import hypervolume, overshoot
 from mragent.evolution.objectives import ACCURACY, RECALL_METRIC, Objectives
 from mragent.evolution.proposer import MutationProposer, ProposalContext
 from mragent.evolution.trial import Evaluation, Trial, pareto_front
 
 BatchEvaluate = Callable[[Sequence[Genome]], list[Evaluation]]
+
+NSGA2, NSGA3 = "nsga2", "nsga3"
+SELECTIONS = (NSGA2, NSGA3)
+"""The selection operators a study can run."""
+
+
+def reference_points(objectives: int, population: int) -> Any:
+    """NSGA-III's reference points: the densest uniform simplex lattice no larger
+    than the population (at least two divisions), as DEAP builds it."""
+    from math import comb
+
+    from deap import tools
+
+    divisions = 2  # a lattice of p divisions on m objectives has C(m + p - 1, p) points
+    while comb(objectives + divisions, divisions + 1) <= population:
+        divisions += 1
+    return tools.uniform_reference_points(objectives, divisions)
+
 
 _FITNESS, _INDIVIDUAL = "MragentFitness", "MragentIndividual"
 
@@ -81,6 +103,14 @@ class Study:
             and offspring are clamped into them, the baseline is kept as given.
         on_trial: Called with each new trial as it enters the archive (its
             number is the one every report uses).
+        selection: ``nsga2`` (non-dominated sorting, crowding distance) or
+            ``nsga3`` (non-dominated sorting, then DEAP's reference-point niching
+            on a simplex of :func:`reference_points`), for four and five objectives.
+        racing: Screen each new genome (other than the baseline and the preset
+            seeds) on the evaluator's screening subset first and run it in full
+            only if it could still enter the front
+            (:mod:`mragent.evolution.fidelity`); ``evaluate`` must then offer
+            ``screen`` and ``screened``.
 
     Raises:
         ValueError: when an argument is out of range.
@@ -101,6 +131,8 @@ class Study:
         objectives: Objectives = ACCURACY,
         genes: tuple[GeneSpec, ...] = CORE_GENES,
         on_trial: Callable[[Trial], None] | None = None,
+        selection: str = NSGA2,
+        racing: Racing | None = None,
     ) -> None:
         if population < 4:
             raise ValueError(f"population must be >= 4, got {population}")
@@ -110,6 +142,10 @@ class Study:
             raise ValueError(f"crossover_prob must be in [0, 1], got {crossover_prob}")
         if proposals < 0:
             raise ValueError(f"proposals must be >= 0, got {proposals}")
+        if selection not in SELECTIONS:
+            raise ConfigError(f"unknown selection {selection!r} (one of {', '.join(SELECTIONS)})")
+        if racing is not None and not hasattr(evaluate, "screen"):
+            raise ValueError("racing needs an evaluator with a screening subset")
         self.evaluate = evaluate
         self.population_size, self.generations, self.seed = population, generations, seed
         self.baseline = baseline or Genome()
@@ -127,7 +163,9 @@ class Study:
         self._archive: dict[Genome, Trial] = {}
         self.objectives = objectives
         self.on_trial = on_trial
+        self.selection, self.racing = selection, racing
         self._cls = _individual_class(objectives)
+        self._references = reference_points(len(objectives.names), population)
 
     @property
     def trials(self) -> list[Trial]:
@@ -140,14 +178,19 @@ class Study:
         return self._archive[self.baseline]
 
     @property
+    def full_trials(self) -> list[Trial]:
+        """The trials scored on the whole question set, in evaluation order."""
+        return [t for t in self._archive.values() if t.evaluation.fidelity >= 1.0]
+
+    @property
     def pareto_front(self) -> list[Trial]:
-        """Non-dominated trials of the whole archive."""
+        """Non-dominated full-fidelity trials of the whole archive."""
         return pareto_front(self.trials)
 
     @property
     def best_trial(self) -> Trial:
-        """Highest score in the archive (ties: earliest)."""
-        return max(self.trials, key=lambda t: (t.score, -t.number))
+        """Highest score among the full-fidelity trials (ties: earliest)."""
+        return max(self.full_trials, key=lambda t: (t.score, -t.number))
 
     @property
     def done(self) -> bool:
@@ -177,7 +220,7 @@ class Study:
             base = self._archive[self.baseline].evaluation.score_base()
         else:
             base = None
-        for genome, evaluation in zip(new, self.evaluate(new), strict=True):
+        for genome, evaluation in zip(new, self._evaluations(new, origin_of), strict=True):
             if base is None:  # the first genome recorded is the baseline
                 base = evaluation.score_base()
             trial = Trial(
@@ -191,6 +234,22 @@ class Study:
             self._archive[genome] = trial
             if self.on_trial:
                 self.on_trial(trial)
+
+    def _evaluations(self, genomes: list[Genome], origin_of: dict[Genome, str]) -> list[Evaluation]:
+        """Full evaluations, or with racing: screened first, in full if still in the race."""
+        if self.racing is None or self.baseline not in self._archive or not genomes:
+            return self.evaluate(genomes)
+        evaluate: Any = self.evaluate
+        screened = evaluate.screen(genomes)
+        incumbents = [evaluate.screened(t.genome) for t in self.pareto_front]
+        promoted = [
+            genome
+            for genome, evaluation in zip(genomes, screened, strict=True)
+            if origin_of[genome] in ("baseline", "seed")
+            or could_enter_front(evaluation, incumbents, self.racing.margin)
+        ]
+        full = dict(zip(promoted, self.evaluate(promoted), strict=True))
+        return [full.get(g, e) for g, e in zip(genomes, screened, strict=True)]
 
     def _initial(self) -> None:
         self._record([self.baseline], 0, ["baseline"])
@@ -217,7 +276,8 @@ class Study:
         return individuals
 
     def _overshoot(self, genome: Genome) -> float:
-        """How far a genome lies beyond the hypervolume's reference box (< 0: inside)."""
+        """How far a genome lies beyond the hypervolume's reference box (< 0: inside;
+        infinite for a screened-only genome, ranked after every full-fidelity one)."""
         return overshoot(self._archive[genome], self.baseline_trial.evaluation)
 
     def _infeasibility(self, genome: Genome) -> float:
@@ -230,13 +290,31 @@ class Study:
         from deap import tools
 
         feasible = [g for g in genomes if self._overshoot(g) < 0]
-        chosen = tools.selNSGA2(self._individuals(feasible), min(k, len(feasible)))
+        individuals, count = self._individuals(feasible), min(k, len(feasible))
+        if self.selection == NSGA3:
+            chosen = self._niched(individuals, count)
+        else:
+            chosen = tools.selNSGA2(individuals, count)
         picked = [decode(ind, self.genes) for ind in chosen]
         rest = sorted(
             (g for g in genomes if self._overshoot(g) >= 0),
             key=lambda g: (self._overshoot(g), self._archive[g].number),
         )
         return picked + rest[: k - len(picked)]
+
+    def _niched(self, individuals: list[Any], k: int) -> list[Any]:
+        """DEAP's NSGA-III selection, its numpy draws seeded from the study's own stream."""
+        import numpy as np
+        from deap import tools
+
+        # selNSGA3 shuffles niches with numpy's global generator: seeding it from the
+        # study's rng (and restoring it after) keeps a run reproducible and resumable.
+        state = np.random.get_state()
+        np.random.seed(self.rng.getrandbits(32))
+        try:
+            return list(tools.selNSGA3(individuals, k, self._references))
+        finally:
+            np.random.set_state(state)
 
     def _tournament(self, parents: list[Any]) -> list[Any]:
         """Binary tournament: dominance, then crowding distance, then score, then a coin."""
@@ -249,8 +327,9 @@ class Study:
                 return a
             if b.fitness.dominates(a.fitness):
                 return b
-            if a.fitness.crowding_dist != b.fitness.crowding_dist:
-                return a if a.fitness.crowding_dist > b.fitness.crowding_dist else b
+            crowd_a, crowd_b = (getattr(x.fitness, "crowding_dist", 0.0) for x in (a, b))
+            if crowd_a != crowd_b:  # NSGA-III sets no crowding: equal, so the score decides
+                return a if crowd_a > crowd_b else b
             sa, sb = (self._archive[decode(x, self.genes)].score for x in (a, b))
             if sa != sb:
                 return a if sa > sb else b
@@ -271,7 +350,8 @@ class Study:
                 feasible.append(parent)
             else:  # ranked by feasibility before crowding is read
                 parent.fitness.crowding_dist = 0.0
-        tools.selNSGA2(feasible, len(feasible))  # crowding among the feasible only
+        if self.selection == NSGA2:
+            tools.selNSGA2(feasible, len(feasible))  # crowding among the feasible only
         offspring = [list(ind) for ind in self._tournament(parents)]
         for i in range(0, len(offspring) - 1, 2):
             if self.rng.random() < self.crossover_prob:
@@ -300,6 +380,7 @@ class Study:
             best=self.best_trial,
             count=self.proposals,
             rng=random.Random(self.seed * 1_000_003 + generation),
+            archive=tuple(self.trials),
         )
         accepted: list[Genome] = []
         rejected = 0
@@ -324,6 +405,7 @@ class Study:
             min_tokens=min(t.evaluation.tokens for t in members),
             min_hops=min(t.evaluation.hops for t in members),
             best_so_far=self.best_trial.score,
+            screened_only=sum(not t.evaluation.full for t in self.trials),
             hypervolume=hypervolume(self.trials, self.baseline_trial.evaluation),
             proposed=proposed,
             rejected=rejected,

@@ -45,6 +45,9 @@ class Evaluation:
         objective: Name of the objective set :attr:`values` follows.
         timed_out: Whether the time cap stopped it before the last question
             (its figures cover only the questions run; :attr:`values` is dominated).
+        fidelity: Share of the search's question set it was scored on (1: all of
+            them; below 1: screened on a subset and not promoted, so it stays
+            out of the front, the hypervolume and the gate).
     """
 
     questions: int
@@ -60,6 +63,12 @@ class Evaluation:
     recall: tuple[tuple[int, float], ...] = ()
     objective: str = ACCURACY.name
     timed_out: bool = False
+    fidelity: float = 1.0
+
+    @property
+    def full(self) -> bool:
+        """Whether it was scored on the whole question set and ran to the end."""
+        return self.fidelity >= 1.0 and not self.timed_out
 
     @property
     def objectives(self) -> Objectives:
@@ -125,6 +134,7 @@ class Evaluation:
             "recall": {str(k): v for k, v in self.recall},
             "objective": self.objective,
             "timed_out": self.timed_out,
+            "fidelity": self.fidelity,
         }
 
     @classmethod
@@ -145,6 +155,7 @@ class Evaluation:
             recall=tuple(sorted((int(k), float(v)) for k, v in data.get("recall", {}).items())),
             objective=str(data.get("objective", ACCURACY.name)),
             timed_out=bool(data.get("timed_out", False)),
+            fidelity=float(data.get("fidelity", 1.0)),
         )
 
 
@@ -157,6 +168,7 @@ def evaluation_from(
     objective: str = ACCURACY.name,
     *,
     timed_out: bool = False,
+    fidelity: float = 1.0,
 ) -> Evaluation:
     """Aggregate judged questions into an :class:`Evaluation`.
 
@@ -164,6 +176,7 @@ def evaluation_from(
         results: The judged questions.
         objective: Name of the objective set the evaluation is judged by.
         timed_out: Whether the time cap stopped the genome before the last question.
+        fidelity: Share of the search's question set ``results`` cover.
     """
     summary = summarise(results)
     return Evaluation(
@@ -180,6 +193,7 @@ def evaluation_from(
         recall=tuple(sorted(summary.recall.items())),
         objective=objective,
         timed_out=timed_out,
+        fidelity=fidelity,
     )
 
 
@@ -254,7 +268,9 @@ def dominates(a: Sequence[float], b: Sequence[float], weights: Sequence[float] =
 
 
 def pareto_front(trials: Sequence[Trial]) -> list[Trial]:
-    """The non-dominated trials, in evaluation order (one objective set per archive)."""
+    """The non-dominated full-fidelity trials, in evaluation order (one objective set
+    per archive); a screened-only genome's figures cover a subset, so it is left out."""
+    trials = [t for t in trials if t.evaluation.fidelity >= 1.0]
     if not trials:
         return []
     weights = trials[0].evaluation.objectives.weights

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -43,7 +44,8 @@ def open_memory(
             with credentials it must match the authenticated principal.
         token: An agent's token (default: ``$MRAGENT_TOKEN`` or the key file
             ``$MRAGENT_TOKEN_FILE``).
-        db: Database URL (default ``$MRAGENT_DB``, else the embedded FalkorDB).
+        db: Database URL (default ``$MRAGENT_DB``, else the embedded FalkorDB; an
+            empty ``$MRAGENT_DB`` means the embedded one too).
         store: An open store to use instead (left open by :meth:`close`).
         scope: The scope written to (and read, unless ``read_scopes``).
         read_scopes: The scopes read by default.
@@ -83,7 +85,9 @@ def open_memory(
     # Without credentials and a named principal, the caller is the implicit local
     # human: it reads everything and sees the review queue; a write still needs a name.
     kind = ReviewSession if who is None or who.is_human else MemorySession
-    opened = store or open_store(db)
+    # The same default as the command line's --db (its envvar), so a script and the
+    # command it sits beside open the same database.
+    opened = store or open_store(db if db is not None else os.environ.get("MRAGENT_DB"))
     try:
         return kind(
             opened, ns, standing, scope=scope, read_scopes=read_scopes, genome=chosen,

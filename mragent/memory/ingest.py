@@ -447,9 +447,11 @@ def refuse_forgotten(
         row = hits[first]
         where = f"memory {row['lineage']}" if row["scope"] == scope else "in another scope"
         record = f"{name}: record {first}: " if name is not None else ""
+        # Named as every surface names it (readmit=True in Python, --readmit on the
+        # command line): this layer does not know which one called.
         raise WriteRefused(
             f"{record}identical text was forgotten ({where}); re-admit it explicitly "
-            "(--readmit) to write it again"
+            "(readmit) to write it again"
         )
     return bool(hits)
 

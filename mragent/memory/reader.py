@@ -255,6 +255,7 @@ class MemoryReader:
         question: str,
         genome: Genome | None = None,
         native_vector_index: bool = False,
+        vector: np.ndarray | None = None,
         provenance: bool = False,
     ) -> Reconstruction:
         """Answer ``question`` by cue search, traversal, rerank and synthesis.
@@ -266,6 +267,8 @@ class MemoryReader:
                 real model, ``default`` for the hashing embedder).
             native_vector_index: Take dense cue candidates from the database's
                 vector index instead of the in-process HNSW index.
+            vector: The question's query embedding, when the caller computed it
+                already (evolution embeds its questions once per run).
             provenance: Read every returned content's provenance in the same round
                 trips (:attr:`Reconstruction.records`), for a caller that shows it.
 
@@ -274,7 +277,8 @@ class MemoryReader:
         """
         genome = genome or self.default_genome
         start = time.perf_counter()
-        vector = self.embedder.embed_queries([question])[0]  # once, for every attempt
+        if vector is None:
+            vector = self.embedder.embed_queries([question])[0]  # once, for every attempt
         timings: dict[str, float] = {
             "embed": (time.perf_counter() - start) * 1000,
             "cue_search": 0.0,

@@ -1,0 +1,111 @@
+"""The experiment files in ``evolution/``: each still loads, its genes still exist, and its
+published results match it; a bad file is refused with the file and key named; and
+``mragent evolve --experiment`` runs one into its results folder."""
+
+# ruff: noqa: F811  (the fixtures imported from test_evolution are parameters here)
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mragent.core.errors import ConfigError
+from mragent.core.genome import GENE_NAMES, GENE_SETS
+from mragent.core.store.base import GraphStore
+from mragent.evolution.experiment import load_experiment
+from tests.test_evolution import corpus_path, falkor  # noqa: F401  (fixtures)
+
+EVOLUTION = Path(__file__).resolve().parent.parent / "evolution"
+EXPERIMENTS = sorted(EVOLUTION.glob("*.toml"))
+SHIPPED = {"reference", "musique-hashing", "musique-e5", "hotpotqa-e5"}
+
+
+def test_the_shipped_experiments_are_there() -> None:
+    assert {p.stem for p in EXPERIMENTS} >= SHIPPED
+
+
+@pytest.mark.parametrize("path", EXPERIMENTS, ids=[p.stem for p in EXPERIMENTS])
+def test_an_experiment_loads_and_names_genes_that_exist(path: Path) -> None:
+    experiment = load_experiment(path)
+    searched = {spec.name for spec in GENE_SETS[experiment.gene_set]}
+    assert {gene for gene, _, _ in experiment.gene_ranges} <= searched
+    if experiment.dataset:
+        assert experiment.data_path is not None and experiment.data_path.name.endswith(".json")
+
+
+@pytest.mark.parametrize("path", EXPERIMENTS, ids=[p.stem for p in EXPERIMENTS])
+def test_published_results_belong_to_their_experiment(path: Path) -> None:
+    experiment = load_experiment(path)
+    report_path = experiment.results_dir / "optimize.report.json"
+    if not report_path.exists():
+        pytest.skip(f"{path.name}: no published results yet (run it with --experiment)")
+    report = json.loads(report_path.read_text(encoding="utf-8"))
+    assert report["search"]["selection"] == experiment.selection
+    assert report["search"]["population"] == experiment.population
+    assert report["search"]["generations"] == experiment.generations
+    assert report["objective"] == experiment.objective
+    # Every gene a published genome names is still a gene of the model.
+    for trial in report["archive"]:
+        assert set(trial["genome"]) <= set(GENE_NAMES)
+    assert (experiment.results_dir / "optimize.report.md").exists()
+    assert (experiment.results_dir / "pareto.png").exists()
+    if experiment.compare:
+        assert len(report["comparison"]["seeds"]) == experiment.compare_seeds
+        assert (experiment.results_dir / "compare.png").exists()
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ("[search]\npopulaton = 8\n", "search.populaton"),
+        ("[serch]\n", "serch"),
+        ('[search]\ngenes = "extended"\n[genes.ranges]\nnoSuchGene = [1, 2]\n', "genes.ranges"),
+        ("[genes.ranges]\ntraversalDepth = [1, 9]\n", "genes.ranges"),
+        ('[search]\nselection = "nsga4"\n', "search.selection"),
+        ("[search]\npopulation = true\n", "search.population"),
+        ('[data]\ndataset = "musique"\n', "data.path"),
+        ("[search]\nscreen_share = 1.5\n", "search.screen_share"),
+        ("[search]\ntpe_proposals = -1\n", "search.tpe_proposals"),
+    ],
+)
+def test_a_bad_experiment_names_its_file_and_key(tmp_path: Path, text: str, key: str) -> None:
+    path = tmp_path / "bad.toml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ConfigError, match=rf"bad\.toml: \[{key}\]"):
+        load_experiment(path)
+
+
+def test_unreadable_toml_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "broken.toml"
+    path.write_text("[search\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"broken\.toml: not valid TOML"):
+        load_experiment(path)
+
+
+def _evolve(*args: str) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-c", "from mragent.cli import main; main()", "evolve", *args]
+    return subprocess.run(command, capture_output=True, text=True, check=False, timeout=600)
+
+
+def test_evolve_runs_an_experiment_into_its_results_folder(
+    falkor: GraphStore, corpus_path: Path, tmp_path: Path
+) -> None:
+    folder = tmp_path / "evolution"
+    folder.mkdir()
+    experiment = folder / "tiny.toml"
+    experiment.write_text(
+        f'[data]\ncorpus = "{corpus_path}"\n[engine]\ndb = "{falkor.secret_url}"\n'
+        '[search]\npopulation = 4\ngenerations = 1\nseed = 11\nselection = "nsga3"\n',
+        encoding="utf-8",
+    )
+    done = _evolve("--experiment", str(experiment))
+    assert done.returncode in (0, 3), done.stderr
+    report = json.loads((folder / "results" / "tiny" / "optimize.report.json").read_text())
+    assert report["search"]["selection"] == "nsga3" and report["search"]["population"] == 4
+    assert report["logbook"][-1]["gen"] == 1
+    clash = _evolve("--experiment", str(experiment), "--population", "8")
+    assert clash.returncode == 2
+    assert "--population: set by the experiment" in clash.stderr
