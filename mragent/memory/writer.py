@@ -239,25 +239,7 @@ class MemoryWriter:
             _, readmitted = self._identical(content.text, scope, readmit)
             now = self.versions.clock()
             closes = self._superseded_by_correction(old, principal, scope, now)
-            proposal = None in closes.values()
-            version = _Version(
-                content,
-                lineage=old.lineage,
-                valid=(
-                    old.valid_from if request.valid_from is None else request.valid_from,
-                    old.valid_to if request.valid_to is None else request.valid_to,
-                ),
-                action="correct",
-                supersedes=closes,
-                depends=old.depends_on,
-                before=old.hash,
-                detail={
-                    "supersedes": old.id,
-                    **({"awaits_review": True} if proposal else {}),
-                    **({"readmit": True} if readmitted else {}),
-                },
-                pending=proposal,
-            )
+            version = _correction(old, content, request, closes, readmitted)
             result = self._write(version, principal, scope, now)
         open_ids = tuple(sorted(mid for mid, at in closes.items() if at is None))
         return replace(result, awaits_review=open_ids)
@@ -345,3 +327,34 @@ class MemoryWriter:
             if record.forgotten:
                 raise WriteRefused(f"dependency {dep!r} was forgotten")
         return list(dict.fromkeys(ids))
+
+
+def _correction(
+    old: MemoryRecord,
+    content: Content,
+    request: WriteRequest,
+    closes: dict[str, float | None],
+    readmitted: bool,
+) -> _Version:
+    """The version a correction of ``old`` writes: its lineage, dependencies and valid
+    time unless the request names one; pending while it awaits a human (``closes``
+    leaves a version current)."""
+    proposal = None in closes.values()
+    return _Version(
+        content,
+        lineage=old.lineage,
+        valid=(
+            old.valid_from if request.valid_from is None else request.valid_from,
+            old.valid_to if request.valid_to is None else request.valid_to,
+        ),
+        action="correct",
+        supersedes=closes,
+        depends=old.depends_on,
+        before=old.hash,
+        detail={
+            "supersedes": old.id,
+            **({"awaits_review": True} if proposal else {}),
+            **({"readmit": True} if readmitted else {}),
+        },
+        pending=proposal,
+    )
