@@ -124,6 +124,11 @@ def main() -> None:
     args = parser.parse_args()
     if not (args.before / "traverse.cypher").is_file():
         parser.error(f"--before {args.before}: no traverse.cypher there")
+    if not (args.before / queries.ENGINE_DIRS).is_dir():
+        # An older layout kept overrides in cypher/<engine>/: read here, they would be missed.
+        parser.error(
+            f"--before {args.before}: no {queries.ENGINE_DIRS}/ folder of engine overrides"
+        )
     results: dict[str, Any] = {"before": str(args.before), "queries": args.queries, "cases": {}}
     for engine in args.engines:
         for size in args.sizes:

@@ -12,7 +12,7 @@ The subpackages are layers, each importing only the ones before it
   ingest, the writer (:class:`~mragent.memory.writer.MemoryWriter`) and the reader
   (:class:`~mragent.memory.reader.MemoryReader`).
 * :mod:`mragent.apps`: evaluation, bench, negative evaluation, datasets,
-  explain and its views, export/import, re-embedding, migrations.
+  explain and its views, export/import, re-embedding, schema migration.
 * :mod:`mragent.evolution`: NSGA-II over the genome, the acceptance gate, reports.
 * :mod:`mragent.facade`: the agents' facade, re-exported here.
 * :mod:`mragent.integrations`: over the facade, a LangGraph store and a LangChain

@@ -396,8 +396,8 @@ def probe_replace_failure(lab: Lab) -> None:
             "import sys, uuid; from pathlib import Path\n"
             "from mragent.core.store import open_store\n"
             "from mragent.core.errors import QueryError\n"
-            "from mragent.apps.transfer import export_memories\n"
-            "from mragent.apps.transfer_import import import_memories\n"
+            "from mragent.apps.transfer.export import export_memories\n"
+            "from mragent.apps.transfer.importer import import_memories\n"
             "from mragent.memory.audit import AuditLog\n"
             "from mragent.memory.ingest import namespace_stats\n"
             "from mragent.memory.principal import Principal\n"
@@ -697,8 +697,8 @@ def _mcp_call(proc: subprocess.Popen[str], rid: int, method: str, params: dict) 
 def probe_purge_residue(lab: Lab) -> None:
     """What a purge must also reach: a killed replace's staging, other index copies,
     a reader open across it, the graph slow log."""
-    from mragent.apps.transfer import export_memories
-    from mragent.apps.transfer_import import import_memories
+    from mragent.apps.transfer.export import export_memories
+    from mragent.apps.transfer.importer import import_memories
     from mragent.core.errors import QueryError
     from mragent.memory.audit import AuditLog
     from mragent.memory.principal import Principal

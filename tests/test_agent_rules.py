@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from mragent.apps.migrate import migrate_namespace
-from mragent.apps.reembed import reembed
-from mragent.apps.transfer import export_memories
-from mragent.apps.transfer_import import import_memories
+from mragent.apps.reembed.rewrite import reembed
+from mragent.apps.transfer.export import export_memories
+from mragent.apps.transfer.importer import import_memories
 from mragent.core.embedding import HashingEmbedder
 from mragent.core.errors import AccessDenied, WriteRefused
 from mragent.core.genome import PRESETS

@@ -20,8 +20,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from mragent.apps.transfer import export_memories
-from mragent.apps.transfer_file import read_memories_file
+from mragent.apps.transfer.export import export_memories
+from mragent.apps.transfer.file import read_memories_file
 from mragent.cli import app
 from mragent.core.corpus import load_corpus
 from mragent.core.errors import ConfigError, CorpusError

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from mragent.apps.trace_store import list_traces
+from mragent.apps.views.trace_store import list_traces
 from mragent.cli import app
 from mragent.core.store import open_store
 from mragent.core.store.base import GraphStore

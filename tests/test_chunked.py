@@ -1,7 +1,7 @@
 """Namespace-wide writes (ranks, deletes, migrations) in chunked transactions.
 
 On Neo4j these run as ``CALL { ... } IN TRANSACTIONS OF n ROWS`` (the query files
-under ``cypher/neo4j/``) so a large namespace fits the default transaction memory
+under ``cypher/engines/neo4j/``) so a large namespace fits the default transaction memory
 limit. The chunk size here is a few rows, so every statement runs many chunks;
 the results must equal the single-statement rule on every engine, and on Neo4j the
 number of transactions started shows that the chunks really were separate.

@@ -16,12 +16,12 @@ import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
-from mragent.apps.browser_view import browser_cypher, checked_id
 from mragent.apps.datasets import dataset_namespace
-from mragent.apps.explain import Fate, Trace, build_trace
-from mragent.apps.explain_screen import render_trace
-from mragent.apps.html_view import write_html
-from mragent.apps.trace_store import TRACE_CAP, list_traces, persist_trace, trace_paths
+from mragent.apps.views.browser_view import browser_cypher, checked_id
+from mragent.apps.views.explain import Fate, Trace, build_trace
+from mragent.apps.views.explain_screen import render_trace
+from mragent.apps.views.html_view import write_html
+from mragent.apps.views.trace_store import TRACE_CAP, list_traces, persist_trace, trace_paths
 from mragent.cli import app
 from mragent.core.corpus import parse_corpus
 from mragent.core.errors import MragentError

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from mragent.apps.transfer import export_memories
-from mragent.apps.transfer_import import import_memories
+from mragent.apps.transfer.export import export_memories
+from mragent.apps.transfer.importer import import_memories
 from mragent.core.corpus import parse_corpus
 from mragent.core.errors import WriteRefused
 from mragent.core.store.base import GraphStore

@@ -23,8 +23,8 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from mragent.apps.explain import Entry, Fate, Trace, build_trace
-from mragent.apps.html_view import MIN_LABEL_PX, build_network, write_html
+from mragent.apps.views.explain import Entry, Fate, Trace, build_trace
+from mragent.apps.views.html_view import MIN_LABEL_PX, build_network, write_html
 from mragent.core.corpus import load_corpus, parse_corpus, reference_corpus_path
 from mragent.core.genome import PRESETS, Genome
 from mragent.core.store.base import GraphStore

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from mragent.apps.synthetic import generate
-from mragent.apps.transfer import export_memories
-from mragent.apps.transfer_import import import_memories
+from mragent.apps.transfer.export import export_memories
+from mragent.apps.transfer.importer import import_memories
 from mragent.core.corpus import parse_corpus
 from mragent.core.genome import PRESETS, Genome
 from mragent.core.retrieval.cue_search import CueHit

@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 import redis
 
-from mragent.apps.explain import build_trace
-from mragent.apps.trace_store import list_traces, persist_trace
+from mragent.apps.views.explain import build_trace
+from mragent.apps.views.trace_store import list_traces, persist_trace
 from mragent.core.genome import Genome
 from mragent.core.store import embedded, open_store
 from mragent.core.store.base import GraphStore

@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from mragent.core import queries
+from mragent.core.engines import ENGINES
 from mragent.core.errors import ConfigError, QueryError
-from mragent.core.queries import ENGINES, FRAGMENTS, get_query, query_dir, query_names
+from mragent.core.queries import FRAGMENTS, engine_dir, get_query, query_dir, query_names
 from tests.fixtures import INJECTIONS
 
 
@@ -95,8 +96,8 @@ def test_fragments_are_expanded_once_per_engine() -> None:
 
 def test_the_engine_copy_of_ingest_batch_is_gone() -> None:
     for engine in ENGINES:
-        assert not (query_dir() / engine / "ingest_batch.cypher").exists()
-        assert not (query_dir() / engine / "reembed_write.cypher").exists()
+        assert not (engine_dir(engine) / "ingest_batch.cypher").exists()
+        assert not (engine_dir(engine) / "reembed_write.cypher").exists()
     assert get_query("ingest_batch", "falkordb").engine is None
 
 
@@ -253,3 +254,11 @@ def test_no_query_removes_two_properties_at_once() -> None:
         for statement in body.split(";"):
             found = removal.findall(statement)
             assert len(found) <= 1, f"{path}: removes {found} in one statement"
+
+
+def test_the_cypher_readme_names_every_query_and_fragment_and_nothing_else() -> None:
+    readme = (query_dir() / "README.md").read_text(encoding="utf-8")
+    named = set(re.findall(r"^\| `(\w+)", readme, re.M))
+    named |= set(re.findall(r"^\| `\w+`, `(\w+)`", readme, re.M))
+    fragments = {p.stem for p in (query_dir() / FRAGMENTS).glob("*.cypher")}
+    assert named == set(query_names()) | fragments

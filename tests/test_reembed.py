@@ -21,10 +21,10 @@ from falkordb import FalkorDB
 from typer.testing import CliRunner
 
 from mragent import open_memory
-from mragent.apps.reembed import (
-    MigrationState,
-    migration_state,
+from mragent.apps.reembed.rewrite import (
+    ReembedState,
     reembed,
+    reembed_state,
 )
 from mragent.cli.reembed import reembed_command
 from mragent.core.corpus import parse_corpus
@@ -36,7 +36,7 @@ from mragent.core.embedding import (
     embedder_from_spec,
     passage_text,
 )
-from mragent.core.errors import ConfigError, EmbeddingMismatch, MigrationInProgress, MragentError
+from mragent.core.errors import ConfigError, EmbeddingMismatch, MragentError, ReembedInProgress
 from mragent.core.retrieval.cue_search import CueIndex
 from mragent.core.store import open_store
 from mragent.core.store.base import GraphStore
@@ -211,7 +211,7 @@ def test_reembed_moves_every_scope_and_restamps(
     assert report.contents == report.content_total == contents
     assert report.batches == len(seen) == math.ceil(total / 4) + math.ceil(contents / 4)
     assert seen[-1] == (total + contents, total + contents)
-    assert migration_state(store, ns) == MigrationState(new.identity.as_text(), None, "")
+    assert reembed_state(store, ns) == ReembedState(new.identity.as_text(), None, "")
     fence(store, ns, new)
     assert_space(store, ns, new)
     assert_native_search(store, ns, new)
@@ -229,11 +229,11 @@ def test_an_interrupted_migration_is_fenced_then_resumed(store: GraphStore, ns: 
     new = ReversedEmbedder()
     with pytest.raises(Stop):
         reembed(store, ns, new, **as_admin(), progress=stop_after_first_batch, batch_size=3)
-    state = migration_state(store, ns)
+    state = reembed_state(store, ns)
     assert state is not None
     assert (state.embedder, state.migrating_to) == (DEFAULT_TEXT, new.identity.as_text())
     assert state.cursor  # the first batch committed with its cursor
-    with pytest.raises(MigrationInProgress) as err:
+    with pytest.raises(ReembedInProgress) as err:
         fence(store, ns, new)
     assert DEFAULT_TEXT in str(err.value) and new.identity.as_text() in str(err.value)
     assert isinstance(err.value, EmbeddingMismatch)  # refused wherever a mixed space is
@@ -241,7 +241,7 @@ def test_an_interrupted_migration_is_fenced_then_resumed(store: GraphStore, ns: 
     report = reembed(store, ns, new, **as_admin(), batch_size=3)
     assert report.resumed and report.restarted_from is None
     assert report.cues == total - 3 and report.total == total
-    assert migration_state(store, ns) == MigrationState(new.identity.as_text(), None, "")
+    assert reembed_state(store, ns) == ReembedState(new.identity.as_text(), None, "")
     fence(store, ns, new)
     assert_space(store, ns, new)
     assert_native_search(store, ns, new)
@@ -260,7 +260,7 @@ def test_a_migration_interrupted_among_the_contents_resumes_there(
 
     with pytest.raises(Stop):
         reembed(store, ns, new, **as_admin(), progress=stop_in_the_contents, batch_size=3)
-    state = migration_state(store, ns)
+    state = reembed_state(store, ns)
     assert state is not None and state.cursor.startswith("content:")
     report = reembed(store, ns, new, **as_admin(), batch_size=3)
     assert report.resumed
@@ -292,7 +292,7 @@ def test_another_target_restarts_an_interrupted_migration(store: GraphStore, ns:
     assert report.restarted_from == new.identity.as_text() and not report.resumed
     assert (report.before, report.after) == (DEFAULT_TEXT, DEFAULT_TEXT)
     assert report.cues == total
-    assert migration_state(store, ns) == MigrationState(DEFAULT_TEXT, None, "")
+    assert reembed_state(store, ns) == ReembedState(DEFAULT_TEXT, None, "")
     assert_space(store, ns, default_embedder())
 
 
@@ -304,9 +304,9 @@ def test_writes_and_reads_are_refused_while_migrating(store: GraphStore, ns: str
     late = {"format": "mragent-corpus/1", "contents": [
         {"id": "aaa", "title": "Aardvark", "tags": ["Aardvark"], "cues": [],
          "text": "Aardvark eats ants."}]}  # fmt: skip
-    with pytest.raises(MigrationInProgress, match="being re-embedded"):
+    with pytest.raises(ReembedInProgress, match="being re-embedded"):
         ingest(store, parse_corpus(late), ns, scope=SCOPES[0])
-    with pytest.raises(MigrationInProgress):
+    with pytest.raises(ReembedInProgress):
         MemoryReader(store, ns, embedder=new)
     report = reembed(store, ns, new, **as_admin(), batch_size=3)
     assert report.resumed
@@ -324,7 +324,7 @@ def test_a_dimension_change_is_refused_while_another_namespace_needs_the_old_ind
             reembed(store, ns, embedder_from_spec("hashing:128"), **as_admin())
         assert repr(other) in str(err.value) and "hashing:word+char3-blake2:128" in str(err.value)
         # Refused before anything changed.
-        assert migration_state(store, ns) == MigrationState(DEFAULT_TEXT, None, "")
+        assert reembed_state(store, ns) == ReembedState(DEFAULT_TEXT, None, "")
         assert_space(store, ns, default_embedder())
     finally:
         store.run("delete_namespace", {"ns": other})
@@ -393,14 +393,14 @@ def test_a_dimension_change_rebuilds_the_vector_index(lone_store: GraphStore) ->
         new = embedder_from_spec("hashing:128")
         with pytest.raises(Stop):
             reembed(store, ns, new, **as_admin(), progress=stop_after_first_batch, batch_size=4)
-        with pytest.raises(MigrationInProgress):
+        with pytest.raises(ReembedInProgress):
             fence(store, ns, new)
 
         report = reembed(store, ns, new, **as_admin(), batch_size=4)
         assert report.resumed and report.index_rebuilt
         assert (report.before, report.after) == (DEFAULT_TEXT, "hashing:word+char3-blake2:128:norm")
         assert report.cues == total - 4 and report.total == total
-        assert migration_state(store, ns) == MigrationState(new.identity.as_text(), None, "")
+        assert reembed_state(store, ns) == ReembedState(new.identity.as_text(), None, "")
         assert_space(store, ns, new)
         assert_native_search(store, ns, new)
         with pytest.raises(EmbeddingMismatch) as err:
@@ -474,7 +474,7 @@ def test_cli_reembed_migrates(falkordb_url: str, monkeypatch: pytest.MonkeyPatch
                 result.output
             )
             assert "rebuilt the vector index for dimension 128" in result.output
-            state = migration_state(store, ns)
+            state = reembed_state(store, ns)
             assert state is not None and state.embedder == "hashing:word+char3-blake2:128:norm"
     finally:
         client = FalkorDB(host=host, port=port, password=password)

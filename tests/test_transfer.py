@@ -17,10 +17,10 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from mragent.apps import transfer
-from mragent.apps.transfer import export_memories
-from mragent.apps.transfer_file import FORMAT, TransferFileError, read_memories_file
-from mragent.apps.transfer_import import import_memories
+from mragent.apps.transfer import export
+from mragent.apps.transfer.export import export_memories
+from mragent.apps.transfer.file import FORMAT, TransferFileError, read_memories_file
+from mragent.apps.transfer.importer import import_memories
 from mragent.cli import app
 from mragent.core.corpus import load_corpus
 from mragent.core.embedding import HashingEmbedder
@@ -218,7 +218,7 @@ def test_small_pages_give_the_same_import(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # Reads, existence checks and writes go in pages; pages of 2 cross every boundary.
-    monkeypatch.setattr(transfer, "PAGE", 2)
+    monkeypatch.setattr(export, "PAGE", 2)
     populate(store, ns, log)
     path = tmp_path / "paged.json"
     assert export_memories(store, ns, path, scopes=["shared"], include_forgotten=True).memories == 8

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from mragent.apps.transfer import export_memories
-from mragent.apps.transfer_import import import_memories
+from mragent.apps.transfer.export import export_memories
+from mragent.apps.transfer.importer import import_memories
 from mragent.core.errors import QueryError, WriteRefused
 from mragent.core.store.base import GraphStore
 from mragent.memory.audit import AuditLog

@@ -24,8 +24,9 @@ import pytest
 from mragent.apps.datasets import load_dataset
 from mragent.apps.synthetic import generate
 from mragent.core.corpus import Corpus, load_corpus, reference_corpus_path
+from mragent.core.engines import ENGINES
 from mragent.core.genome import Genome
-from mragent.core.queries import ENGINES, get_query
+from mragent.core.queries import get_query
 from mragent.core.store.base import GraphStore
 from mragent.memory.reader import MemoryReader
 from tests.fixtures import ingest

@@ -12,8 +12,8 @@ import pytest
 from typer.testing import CliRunner
 
 from mragent.apps.baselines import FlatRetriever
-from mragent.apps.negative import ABSENCE_SURFACES, run_negative
-from mragent.apps.negative_report import CATEGORIES, LONG_LIVED
+from mragent.apps.negative.report import CATEGORIES, LONG_LIVED
+from mragent.apps.negative.run import ABSENCE_SURFACES, run_negative
 from mragent.cli import app
 from mragent.core.errors import ConfigError, WriteRefused
 from mragent.core.genome import PRESETS

@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
-from mragent.apps.browser_view import CONNECT_OFF, browser_cypher, grass_path, style_command
-from mragent.apps.explain import Entry, Fate, Trace, build_trace
-from mragent.apps.trace_store import list_traces, persist_trace
+from mragent.apps.views.browser_view import CONNECT_OFF, browser_cypher, grass_path, style_command
+from mragent.apps.views.explain import Entry, Fate, Trace, build_trace
+from mragent.apps.views.trace_store import list_traces, persist_trace
 from mragent.core.corpus import load_corpus, parse_corpus, reference_corpus_path
 from mragent.core.genome import PRESETS
 from mragent.core.retrieval.cue_search import CueHit

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from mragent.apps.baselines import FLAT_METHODS, FlatRetriever, flat_label, stored_vectors
@@ -17,7 +15,7 @@ from mragent.apps.evaluate import (
     score,
     summarise,
 )
-from mragent.apps.negative_report import NegativeReport
+from mragent.apps.negative.report import NegativeReport
 from mragent.core.corpus import Corpus
 from mragent.core.embedding import Embedder
 from mragent.core.genome import PRESETS, Genome
@@ -183,11 +181,3 @@ def bench_report(
     if abstention is not None:
         report["abstention"] = abstention
     return report
-
-
-def write_json_atomic(path: Path, data: Any) -> None:
-    """Write JSON to ``path`` via a temporary file and a rename (never half-written)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(json.dumps(data, indent=2, sort_keys=False) + "\n", encoding="utf-8")
-    tmp.replace(path)

@@ -11,13 +11,9 @@ from rich.table import Table
 
 from mragent.apps.abstention import AbstentionReport, run_abstention
 from mragent.apps.baselines import FLAT_METHODS
-from mragent.apps.bench import (
-    bench_report,
-    run_bench,
-    write_json_atomic,
-)
-from mragent.apps.negative import run_negative
-from mragent.apps.negative_report import CATEGORIES, NegativeReport
+from mragent.apps.bench import bench_report, run_bench
+from mragent.apps.negative.report import CATEGORIES, NegativeReport
+from mragent.apps.negative.run import run_negative
 from mragent.apps.unanswerable import DEFAULT_SAMPLE
 from mragent.cli.common import (
     CorpusNsOption,
@@ -41,6 +37,7 @@ from mragent.cli.common import (
 )
 from mragent.cli.identity import corpus_writer, granted_view
 from mragent.core.embedding.cache import cached
+from mragent.core.files import write_json_atomic
 from mragent.core.genome import load_genome
 from mragent.core.retrieval.abstention import AbstentionRule
 from mragent.core.store import open_store

@@ -8,13 +8,13 @@ from typing import Annotated
 import typer
 
 from mragent.apps.bench import ensure_ingested
-from mragent.apps.browser_view import browser_cypher
 from mragent.apps.datasets import load_questions_corpus
-from mragent.apps.explain import build_trace
-from mragent.apps.explain_json import trace_json
-from mragent.apps.explain_screen import render_trace
-from mragent.apps.html_view import write_html
-from mragent.apps.trace_store import TRACE_CAP, persist_trace
+from mragent.apps.views.browser_view import browser_cypher
+from mragent.apps.views.explain import build_trace
+from mragent.apps.views.explain_json import trace_json
+from mragent.apps.views.explain_screen import render_trace
+from mragent.apps.views.html_view import write_html
+from mragent.apps.views.trace_store import TRACE_CAP, persist_trace
 from mragent.cli.common import (
     AsOfOption,
     CorpusNsOption,

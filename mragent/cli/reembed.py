@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from mragent.apps.reembed import BATCH_SIZE, ReembedReport, reembed
+from mragent.apps.reembed.rewrite import BATCH_SIZE, ReembedReport, reembed
 from mragent.cli.common import (
     AuditLogOption,
     DbOption,
@@ -43,7 +43,7 @@ def reembed_command(
 ) -> None:
     """Re-embed every cue and content of a namespace (every scope) with --embedder, and restamp it.
 
-    The namespace is marked as migrating before the first write and refused to
+    The namespace is marked as being re-embedded before the first write and refused to
     readers and writers until the run finishes; an interrupted run is resumed
     by running the same command again.
     """
@@ -72,7 +72,7 @@ def reembed_command(
             except KeyboardInterrupt:
                 progress.stop()
                 console.print(
-                    f"[red]interrupted:[/red] namespace {ns!r} is left migrating to "
+                    f"[red]interrupted:[/red] namespace {ns!r} is left half re-embedded towards "
                     f"{target.identity.as_text()}; run the same command again to finish",
                     highlight=False,
                     soft_wrap=True,

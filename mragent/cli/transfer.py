@@ -14,8 +14,8 @@ from typing import Annotated
 
 import typer
 
-from mragent.apps.transfer import export_memories
-from mragent.apps.transfer_import import import_memories
+from mragent.apps.transfer.export import export_memories
+from mragent.apps.transfer.importer import import_memories
 from mragent.cli.common import (
     AuditLogOption,
     DbOption,

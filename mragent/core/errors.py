@@ -83,7 +83,7 @@ class AccessDenied(MragentError):
     read or write, a credentials file others can read."""
 
 
-class MigrationInProgress(EmbeddingMismatch):
+class ReembedInProgress(EmbeddingMismatch):
     """A namespace is being re-embedded: its cues are in two spaces at once.
 
     A subclass of :class:`EmbeddingMismatch` so every caller that already

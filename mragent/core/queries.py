@@ -1,22 +1,30 @@
 """Registry of named Cypher queries, their shared fragments and the one door for interpolation.
 
-Each query is a ``.cypher`` file whose header declares what it takes::
+Each query is a ``.cypher`` file whose header declares what it takes (abridged;
+``cypher/README.md`` says what each query is for and every rule a file follows)::
 
-    // traverse: expand entry cues into contents.
-    // params: ns, cues, fanout, decay, prune, limit
-    // returns: content_id, evidence, hops, path
+    // traverse: one question's round trip. ...
+    // params: ns, scopes, trust, as_of, candidates, cue_k, fanout, ...
+    // returns: version, uid, entries, found, bridged
     // render: depth 1..4, rank {rank|rank_pending|rank_all}
 
 ``params`` are Cypher ``$parameters``. ``render`` names the only placeholders
 that are substituted into the text at run time (``{{depth}}``, ``{{rank}}``):
 each is a range-checked integer or an identifier from a declared closed set;
 Cypher cannot parameterise a variable-length bound such as ``*1..N`` or a
-property name. A file under ``cypher/<engine>/`` overrides the common one for
-that engine only where the dialect really differs.
+property name.
+
+**Engines.** Each registered engine (:mod:`mragent.core.engines`) has one folder,
+``cypher/engines/<engine>/``, holding its overrides: ``NAME.cypher`` replaces the
+common query of that name for that engine only, ``fragments/NAME.cypher`` the
+common fragment, where the dialect really differs. An override replaces a
+common file, never adds a query of its own, and declares what the common file
+declares (the same ``params`` and ``returns``; a query's ``render`` may add only
+``chunk``; a fragment the same argument and ``params``), so a caller never knows
+which engine it talks to. The loader refuses anything else.
 
 **Fragments.** A predicate or expression several queries need (the read view,
-above all) lives once, in ``cypher/fragments/NAME.cypher`` (an engine's own
-version in ``cypher/fragments/<engine>/NAME.cypher``), with a header::
+above all) lives once, in ``cypher/fragments/NAME.cypher``, with a header::
 
     // fragment: visible(m)
     // params: ns, scopes, trust, as_of
@@ -30,11 +38,11 @@ text is what a template holds, and its header ``params`` are checked against
 the expanded body. Nothing is interpolated at run time except through
 :meth:`QueryTemplate.render`.
 
-**Write conventions** (every write query follows them; see ``cypher/README.md``):
-a write includes ``{{> bump space}}`` first, which bumps the namespace's
-``MemorySpace.version`` in the same statement, stamps ``v = space.version`` on
-every node it creates or whose visibility it changes, and returns ``version``,
-so the caller can check that exactly one row came back.
+**Write conventions** (every write query follows them): a write includes
+``{{> bump space}}`` first, which bumps the namespace's ``MemorySpace.version``
+in the same statement, stamps ``v = space.version`` on every node it creates or
+whose visibility it changes, and returns ``version``, so the caller can check
+that exactly one row came back.
 """
 
 from __future__ import annotations
@@ -45,11 +53,14 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
+from mragent.core.engines import ENGINES
 from mragent.core.errors import ConfigError, QueryError
 from mragent.core.paths import shipped
 
-ENGINES = ("falkordb", "neo4j", "memgraph")
-FRAGMENTS = "fragments"
+FRAGMENTS = "fragments"  # common fragments, and each engine's, live in a folder of this name
+ENGINE_DIRS = "engines"  # cypher/engines/<engine>/: one folder of overrides per engine
+# A placeholder only an engine's copy may add: it runs a namespace-wide write in chunks.
+ENGINE_RENDER = frozenset({"chunk"})
 _PLACEHOLDER = re.compile(r"\{\{(\w+)\}\}")
 _INCLUDE = re.compile(r"\{\{>\s*(\w+)(?:\s+([^\s{}]+))?\s*\}\}")
 _HEADER = re.compile(r"^//\s*(params|returns|render):\s*(.*)$")
@@ -213,10 +224,24 @@ def _expand(text: str, engine: str, where: str, depth: int = 0) -> str:
 
 @cache
 def _fragments(engine: str) -> dict[str, _Fragment]:
-    """Fragments for ``engine``: the common ones, overridden by the engine's own."""
+    """Fragments for ``engine``: the common ones, overridden by the engine's own.
+
+    Raises:
+        ConfigError: when an engine's fragment replaces none, or takes another
+            argument or other parameters than the one it replaces.
+    """
     root = query_dir() / FRAGMENTS
     found = {path.stem: _parse_fragment(path) for path in sorted(root.glob("*.cypher"))}
-    found.update({p.stem: _parse_fragment(p) for p in sorted((root / engine).glob("*.cypher"))})
+    for path in sorted((engine_dir(engine) / FRAGMENTS).glob("*.cypher")):
+        own, common = _parse_fragment(path), found.get(path.stem)
+        if common is None:
+            raise ConfigError(f"{path}: overrides no fragment (no {FRAGMENTS}/{path.name})")
+        if (own.formal, own.params) != (common.formal, common.params):
+            raise ConfigError(
+                f"{path}: takes ({own.formal}) with params {sorted(own.params)}; the common "
+                f"fragment takes ({common.formal}) with params {sorted(common.params)}"
+            )
+        found[path.stem] = own
     return found
 
 
@@ -232,7 +257,11 @@ def _check_fragments(engine: str) -> None:
             )
 
 
-def _parse(name: str, engine: str | None, text: str, expanded: str) -> QueryTemplate:
+_Declared = tuple[frozenset[str], tuple[str, ...], dict[str, RenderSpec]]
+
+
+def _declared(name: str, text: str) -> _Declared:
+    """The ``params``, ``returns`` and ``render`` a query file's header declares."""
     params: frozenset[str] = frozenset()
     returns: tuple[str, ...] = ()
     specs: dict[str, RenderSpec] = {}
@@ -243,6 +272,11 @@ def _parse(name: str, engine: str | None, text: str, expanded: str) -> QueryTemp
             returns = tuple(_listed(value))
         else:
             specs = _render_specs(name, _listed(value))
+    return params, returns, specs
+
+
+def _parse(name: str, engine: str | None, text: str, expanded: str) -> QueryTemplate:
+    params, returns, specs = _declared(name, text)
     used = set(_PLACEHOLDER.findall(expanded))
     if used != set(specs):
         raise ConfigError(f"{name}.cypher: placeholders {sorted(used)} != declared {sorted(specs)}")
@@ -259,6 +293,27 @@ def query_dir() -> Path:
     return shipped("_cypher", "cypher")
 
 
+def engine_dir(engine: str) -> Path:
+    """The folder of ``engine``'s overrides: ``cypher/engines/<engine>/``."""
+    return query_dir() / ENGINE_DIRS / engine
+
+
+def _check_override(where: str, common: _Declared, own: _Declared) -> None:
+    """An engine's query declares what the common one does, so a caller cannot tell
+    which it runs; only :data:`ENGINE_RENDER` placeholders may be added."""
+    if own[:2] != common[:2]:
+        raise ConfigError(
+            f"{where}: params {sorted(own[0])} returns {list(own[1])}; the common "
+            f"query has params {sorted(common[0])} returns {list(common[1])}"
+        )
+    added = set(own[2]) - set(common[2])
+    if added - ENGINE_RENDER or any(own[2].get(key) != spec for key, spec in common[2].items()):
+        raise ConfigError(
+            f"{where}: renders {own[2]}; the common query renders {common[2]} "
+            f"(an engine may add only {sorted(ENGINE_RENDER)})"
+        )
+
+
 @cache
 def _load_all() -> dict[tuple[str, str], QueryTemplate]:
     """Every query for every engine, fragments expanded once."""
@@ -267,7 +322,9 @@ def _load_all() -> dict[tuple[str, str], QueryTemplate]:
         (path.stem, None): path.read_text(encoding="utf-8") for path in root.glob("*.cypher")
     }
     for engine in ENGINES:
-        for path in (root / engine).glob("*.cypher"):
+        for path in engine_dir(engine).glob("*.cypher"):
+            if (path.stem, None) not in sources:
+                raise ConfigError(f"{path}: overrides no query (no {path.name} in {root})")
             sources[(path.stem, engine)] = path.read_text(encoding="utf-8")
     for engine in ENGINES:
         _check_fragments(engine)
@@ -275,11 +332,15 @@ def _load_all() -> dict[tuple[str, str], QueryTemplate]:
     for name in sorted({name for name, _ in sources}):
         for engine in ENGINES:
             owner: str | None = engine if (name, engine) in sources else None
-            if (name, owner) not in sources:
-                continue
             text = sources[(name, owner)]
             expanded = _expand(text, engine, f"{name}.cypher ({engine})")
             templates[(name, engine)] = _parse(name, owner, text, expanded)
+            if owner is not None:
+                _check_override(
+                    f"{ENGINE_DIRS}/{engine}/{name}.cypher",
+                    _declared(name, sources[(name, None)]),
+                    _declared(name, text),
+                )
     return templates
 
 

@@ -13,9 +13,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from mragent.apps.bench import write_json_atomic
 from mragent.core.errors import ConfigError, CorpusError
-from mragent.core.files import quarantine
+from mragent.core.files import quarantine, write_json_atomic
 from mragent.evolution.study import Study
 
 FORMAT = "mragent-evolve-checkpoint/1"

@@ -12,13 +12,14 @@ the median over seeds as a line and the range as a band.
 
 from __future__ import annotations
 
-import os
+import io
 import statistics
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mragent.core.files import write_bytes_atomic
 from mragent.evolution.compare import Comparison, MethodRun
 from mragent.evolution.trial import Trial, pareto_front
 
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
 
 @contextmanager
 def _figure(path: Path, columns: int, size: tuple[float, float]) -> Iterator[tuple[Figure, Any]]:
-    """A figure written atomically to ``path`` (temporary file, then rename) when the block ends."""
+    """A figure written atomically to ``path`` when the block ends."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -39,10 +40,9 @@ def _figure(path: Path, columns: int, size: tuple[float, float]) -> Iterator[tup
     try:
         yield fig, axes
         fig.tight_layout()
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.tmp")
-        fig.savefig(tmp, format="png")
-        os.replace(tmp, path)
+        png = io.BytesIO()
+        fig.savefig(png, format="png")
+        write_bytes_atomic(path, png.getvalue())
     finally:
         plt.close(fig)
 

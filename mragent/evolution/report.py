@@ -10,17 +10,16 @@ the plot and the Optuna export all use that number.
 
 from __future__ import annotations
 
-import os
 import platform
 import re
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from mragent.apps.bench import write_json_atomic
-from mragent.apps.explain import build_trace
-from mragent.apps.html_view import write_html
+from mragent.apps.views.explain import build_trace
+from mragent.apps.views.html_view import write_html
 from mragent.core.corpus import Question
+from mragent.core.files import write_json_atomic, write_text_atomic
 from mragent.core.store import open_store
 from mragent.evolution.hypervolume import HYPERVOLUME_RULE, hypervolume
 from mragent.evolution.objectives import SCORE_POLICY, objectives_named
@@ -236,9 +235,7 @@ def write_reports(run: EvolveRun) -> list[Path]:
     report["explain_views_failed"] = failed
     json_path, md_path, png_path = out / REPORT_JSON, out / REPORT_MD, out / PARETO_PNG
     write_json_atomic(json_path, report)
-    tmp = md_path.with_name(f".{md_path.name}.tmp")
-    tmp.write_text(render_markdown(run, report, views), encoding="utf-8")
-    os.replace(tmp, md_path)
+    write_text_atomic(md_path, render_markdown(run, report, views))
     plot_pareto(
         png_path,
         run.study.trials,

@@ -24,8 +24,8 @@ from dataclasses import replace
 from types import TracebackType
 from typing import Any, TypeVar
 
-from mragent.apps.explain import build_trace
-from mragent.apps.explain_json import trace_json
+from mragent.apps.views.explain import build_trace
+from mragent.apps.views.explain_json import trace_json
 from mragent.core.embedding import Embedder
 from mragent.core.errors import ConfigError, EmbeddingMismatch, MragentError, NamespaceMissing
 from mragent.core.genome import Genome, load_genome

@@ -36,6 +36,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
+from mragent.core.files import fsync_dir
 from mragent.core.paths import default_home
 from mragent.memory.audit_records import (
     ACTIONS,
@@ -269,11 +270,7 @@ class AuditLog:
             os.close(fd)
         if created:
             # The new directory entry must survive a crash too, not just the bytes.
-            dir_fd = os.open(self.path.parent, os.O_RDONLY)
-            try:
-                os.fsync(dir_fd)
-            finally:
-                os.close(dir_fd)
+            fsync_dir(self.path.parent)
         return record
 
     @contextmanager

@@ -38,6 +38,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from mragent.core.errors import AccessDenied, ConfigError
+from mragent.core.files import PRIVATE, write_bytes_atomic
 from mragent.core.paths import default_home
 from mragent.core.view import validate_scope
 from mragent.memory.principal import Principal, parse_principal
@@ -210,18 +211,10 @@ class Credentials:
             raise ConfigError(f"{principal} is not in {self.path}")
 
     def save(self) -> None:
-        """Write the file atomically, mode 0600 (a temporary file, fsync, rename)."""
+        """Write the file atomically and durably, mode 0600 from its creation on."""
         body = _File(format=FORMAT, key=self._key.hex(), principals=list(self.entries.values()))
         data = json.dumps(body.model_dump(mode="json"), indent=2).encode() + b"\n"
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_name(f".{self.path.name}.{secrets.token_hex(4)}.tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        try:
-            os.write(fd, data)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        tmp.replace(self.path)
+        write_bytes_atomic(self.path, data, mode=PRIVATE)
 
     def _digest(self, token: str) -> str:
         return hmac.new(self._key, token.encode(), hashlib.sha256).hexdigest()

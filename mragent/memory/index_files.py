@@ -121,6 +121,9 @@ def save(index: LiveIndex, root: Path | None = None) -> Path | None:
     base.mkdir(parents=True, exist_ok=True, mode=0o700)
     for made in (base.parent, base):
         os.chmod(made, 0o700)
+    # A copy is several files, so it is published as a directory renamed into place
+    # rather than through core.files' one-file atomic write; it is not fsync'ed: a
+    # copy torn by a crash fails its seal and is rebuilt from the database.
     tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=base))
     try:
         _write(index, tmp, key)

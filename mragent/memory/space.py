@@ -16,7 +16,7 @@ from mragent.core.embedding import (
     default_embedder,
     embedder_from_spec,
 )
-from mragent.core.errors import LegacyNamespace, MigrationInProgress
+from mragent.core.errors import LegacyNamespace, ReembedInProgress
 from mragent.core.genome import Genome, default_genome
 from mragent.core.store.base import GraphStore
 
@@ -46,7 +46,7 @@ def check_space(
 
     Raises:
         LegacyNamespace: for a namespace written in an earlier store schema.
-        MigrationInProgress: during a re-embedding.
+        ReembedInProgress: during a re-embedding.
         EmbeddingMismatch: naming both identities and the ``action`` refused.
     """
     if not space:
@@ -63,7 +63,7 @@ def _check_state(namespace: str, space: dict[str, Any]) -> None:
             f"'mragent migrate --ns {namespace} --principal human:NAME' once"
         )
     if space.get("migrating_to"):
-        raise MigrationInProgress(
+        raise ReembedInProgress(
             namespace,
             space.get("embedder"),
             str(space["migrating_to"]),
@@ -82,7 +82,7 @@ def space_embedder(
     before a stamped model is loaded.
 
     Raises:
-        LegacyNamespace, MigrationInProgress: as :func:`check_space`.
+        LegacyNamespace, ReembedInProgress: as :func:`check_space`.
         EmbeddingMismatch: when ``given`` is not the namespace's embedder.
         EmbedderUnavailable: when the stamped model's package is not installed.
     """

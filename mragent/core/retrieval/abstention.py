@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from mragent.core.errors import ConfigError
+from mragent.core.files import write_json_atomic
 
 FORMAT = "mragent-abstention/1"
 MAX_FALSE_ABSTENTION = 0.10
@@ -95,7 +96,8 @@ class AbstentionRule:
         return rule
 
     def save(self, path: Path) -> None:
-        path.write_text(json.dumps(self.to_dict(), indent=2) + "\n", encoding="utf-8")
+        """Write the rule to ``path`` as JSON, atomically (what :meth:`load` reads)."""
+        write_json_atomic(path, self.to_dict())
 
     @classmethod
     def load(cls, path: Path) -> AbstentionRule:

@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from mragent.core.engines import VECTOR_SCORES, Engine
 from mragent.core.queries import QueryTemplate, get_query
 
 Rows = list[dict[str, Any]]
@@ -40,10 +41,12 @@ class Capabilities:
     """What an engine can do, and how its answers must be read.
 
     Attributes:
-        engine: ``falkordb``, ``neo4j`` or ``memgraph``; picks query overrides.
-        vector_score: how the native vector index reports closeness:
-            ``cosine`` (the similarity itself), ``cosine01`` (``(1 + cos) / 2``,
-            Neo4j) or ``distance`` (``1 - cos``, FalkorDB).
+        engine: a registered engine's name (:mod:`mragent.core.engines`); picks
+            the query overrides.
+        vector_score: how the native vector index reports closeness, a key of
+            :data:`~mragent.core.engines.VECTOR_SCORES`: ``cosine`` (the
+            similarity itself), ``cosine01`` (``(1 + cos) / 2``) or ``distance``
+            (``1 - cos``).
         version: the server's reported version string.
         transactions: whether :meth:`GraphStore.transaction` can hold several
             statements (Bolt engines); FalkorDB commits each statement alone,
@@ -55,13 +58,14 @@ class Capabilities:
     version: str = ""
     transactions: bool = True
 
+    @classmethod
+    def of(cls, engine: Engine, version: str) -> Capabilities:
+        """The capabilities of a server of ``engine`` reporting ``version``."""
+        return cls(engine.name, engine.vector_score, version, engine.transactions)
+
     def similarity(self, raw: float) -> float:
         """Turn a native vector score into a cosine similarity in [-1, 1]."""
-        if self.vector_score == "distance":
-            return 1.0 - float(raw)
-        if self.vector_score == "cosine01":
-            return 2.0 * float(raw) - 1.0
-        return float(raw)
+        return VECTOR_SCORES[self.vector_score](float(raw))
 
 
 @dataclass(frozen=True)
@@ -85,7 +89,7 @@ class Transaction(abc.ABC):
     false) it holds exactly one statement and a second one raises
     :class:`~mragent.core.errors.QueryError` before it runs; callers that need
     several statements to be whole write them elsewhere first and publish them
-    with one statement (see ``mragent.apps.transfer_import``).
+    with one statement (see ``mragent.apps.transfer.importer``).
     """
 
     @abc.abstractmethod

@@ -13,6 +13,7 @@ import neo4j
 import neo4j.exceptions
 import neo4j.graph
 
+from mragent.core.engines import Engine, detect
 from mragent.core.errors import BackendUnavailable, QueryError
 from mragent.core.store.base import Capabilities, GraphStore, Rows, Transaction
 
@@ -59,13 +60,15 @@ class _BoltTransaction(Transaction):
 
 
 class BoltStore(GraphStore):
-    """A store on a Neo4j (5.26+) or Memgraph server.
+    """A store on a Bolt server: Neo4j (5.26+) or Memgraph.
 
     Args:
         uri: A ``bolt://`` or ``neo4j://`` URI (no credentials in it).
         auth: ``(user, password)`` or None for a server without auth.
-        engine: ``neo4j``, ``memgraph``, or None to detect from the server.
-        database: Neo4j database name (ignored by Memgraph).
+        engine: The engine the URL named, or None to detect it from the server's
+            agent string (:func:`mragent.core.engines.detect`).
+        database: A database name, for an engine that has named databases
+            (ignored by the others).
 
     Statements whose query file declares ``render: chunk`` (ranks, namespace deletes
     and migrations on Neo4j) run as ``CALL { ... } IN TRANSACTIONS``: they work only
@@ -76,7 +79,7 @@ class BoltStore(GraphStore):
         self,
         uri: str,
         auth: tuple[str, str] | None,
-        engine: str | None = None,
+        engine: Engine | None = None,
         database: str | None = None,
     ) -> None:
         self.url = uri
@@ -92,24 +95,17 @@ class BoltStore(GraphStore):
         except ValueError as exc:
             raise BackendUnavailable(f"bad Bolt URI {uri!r}: {exc}") from None
         agent = info.agent or ""
-        detected = "memgraph" if "memgraph" in agent.lower() else "neo4j"
-        self._engine = engine or detected
-        self._database = database if self._engine == "neo4j" else None
+        chosen = engine or detect("bolt", agent)
+        self._database = database if chosen.databases else None
         version = agent.split("/", 1)[-1]
-        if self._engine == "neo4j":
-            version = self._neo4j_version() or version
-        self.capabilities = Capabilities(
-            engine=self._engine,
-            vector_score="cosine01" if self._engine == "neo4j" else "cosine",
-            version=version,
-        )
+        if chosen.version_query:
+            version = self._queried_version(chosen.version_query) or version
+        self.capabilities = Capabilities.of(chosen, version)
 
-    def _neo4j_version(self) -> str:
+    def _queried_version(self, query: str) -> str:
+        """The ``v`` of the first row ``query`` returns; "" when it fails or returns none."""
         try:
-            records, _, _ = self._driver.execute_query(
-                "CALL dbms.components() YIELD versions RETURN versions[0] AS v",
-                database_=self._database,
-            )
+            records, _, _ = self._driver.execute_query(query, database_=self._database)
         except _DRIVER_ERRORS:
             return ""
         return str(records[0]["v"]) if records else ""

@@ -44,6 +44,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from mragent.core.errors import BackendUnavailable
+from mragent.core.files import PRIVATE, write_text_atomic
 from mragent.core.paths import default_home
 from mragent.core.store.peer import ImpostorListener, check_server
 
@@ -108,15 +109,6 @@ def _open_private(path: Path, flags: int) -> int:
     fd = os.open(path, flags | os.O_CREAT, 0o600)
     os.fchmod(fd, 0o600)
     return fd
-
-
-def _write_private(path: Path, text: str) -> None:
-    """Write ``path`` atomically (temporary file, rename), mode 0600."""
-    tmp = path.with_name(path.name + ".tmp")
-    fd = _open_private(tmp, os.O_WRONLY | os.O_TRUNC)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(text)
-    tmp.replace(path)
 
 
 @contextmanager
@@ -251,11 +243,11 @@ def ensure_running(home: Path | None = None) -> EmbeddedServer:
         last_error = ""
         for _ in range(3):  # a free port can be taken between choosing and binding
             port = _free_port()
-            _write_private(base / CONF_NAME, _config(data_dir, port, password))
+            write_text_atomic(base / CONF_NAME, _config(data_dir, port, password), mode=PRIVATE)
             proc = _spawn(base)
             if _wait_ready(proc, port, password):
                 state_text = json.dumps({"pid": proc.pid, "port": port, "data_dir": str(data_dir)})
-                _write_private(base / "server.json", state_text)
+                write_text_atomic(base / "server.json", state_text, mode=PRIVATE)
                 return EmbeddedServer(proc.pid, port, data_dir, password)
             last_error = _log_tail(base / "server.log")
         raise BackendUnavailable(f"embedded FalkorDB did not start: {last_error}")

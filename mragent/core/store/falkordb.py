@@ -13,6 +13,7 @@ import redis.exceptions
 from falkordb import FalkorDB
 from redis.connection import Connection
 
+from mragent.core.engines.falkordb import ENGINE
 from mragent.core.errors import BackendUnavailable, QueryError
 from mragent.core.store.base import Capabilities, GraphStore, Rows, Statement, Transaction
 from mragent.core.store.falkordb_params import params_header
@@ -111,12 +112,7 @@ class FalkorStore(GraphStore):
             raise BackendUnavailable(f"{self.url} answers but has no FalkorDB module loaded")
         self._graph = self._db.select_graph(graph)
         self._graph_name = graph
-        self.capabilities = Capabilities(
-            engine="falkordb",
-            vector_score="distance",
-            version=version,
-            transactions=False,
-        )
+        self.capabilities = Capabilities.of(ENGINE, version)
 
     @property
     def secret_url(self) -> str:

@@ -6,7 +6,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from mragent.apps.explain import Fate, Trace, TraceContent, TracePath
+from mragent.apps.views.explain import Fate, Trace, TraceContent, TracePath
 
 MAX_ROWS = 40  # rows per screen section before "... n more"
 MAX_OTHER_ROWS = 12  # path rows per fate other than kept

@@ -36,8 +36,8 @@ from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from mragent.apps.explain import FATE_ORDER, Entry, Fate, Trace, TracePath
-from mragent.apps.transfer_file import write_atomic
+from mragent.apps.views.explain import FATE_ORDER, Entry, Fate, Trace, TracePath
+from mragent.core.files import PRIVATE, write_text_atomic
 
 if TYPE_CHECKING:
     import jinja2
@@ -364,5 +364,5 @@ def write_html(trace: Trace, path: Path) -> int:
     """Write the page atomically, readable by its owner only (0600: it holds memory
     texts, as an export does); returns its size in bytes."""
     html = render_html(trace)
-    write_atomic(path, html)
+    write_text_atomic(path, html, mode=PRIVATE)
     return len(html.encode("utf-8"))

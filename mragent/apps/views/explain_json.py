@@ -1,6 +1,6 @@
 """An explain trace as one JSON document (``explain --json``, the facade, the MCP tool).
 
-The same facts :func:`~mragent.apps.explain.render_trace` prints: entry cues
+The same facts :func:`~mragent.apps.views.explain.render_trace` prints: entry cues
 with their scores, every path with its nodes, evidence and fate, the contents in
 final order, the answer and the time per stage.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
-from mragent.apps.explain import Trace, TracePath
+from mragent.apps.views.explain import Trace, TracePath
 
 
 def _path(trace: Trace, path: TracePath) -> dict[str, Any]:

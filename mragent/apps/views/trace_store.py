@@ -21,8 +21,8 @@ import uuid
 from datetime import UTC, datetime
 from typing import Any
 
-from mragent.apps.browser_view import checked_id
-from mragent.apps.explain import Entry, Fate, Trace
+from mragent.apps.views.browser_view import checked_id
+from mragent.apps.views.explain import Entry, Fate, Trace
 from mragent.core.store.base import GraphStore
 
 TRACE_CAP = 100

@@ -14,10 +14,10 @@ annotates the result:
 * names for the node ids (``trace_nodes``) and the weight of every edge, so
   evidence can be shown along each path.
 
-The views live apart: the terminal's in :mod:`mragent.apps.explain_screen`,
-the Cypher for graph browsers in :mod:`mragent.apps.browser_view`, the HTML
-page in :mod:`mragent.apps.html_view`, persistence in
-:mod:`mragent.apps.trace_store`.
+The views live apart: the terminal's in :mod:`mragent.apps.views.explain_screen`,
+the Cypher for graph browsers in :mod:`mragent.apps.views.browser_view`, the HTML
+page in :mod:`mragent.apps.views.html_view`, persistence in
+:mod:`mragent.apps.views.trace_store`.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Export a namespace's memories to one file, and the paging export and import share.
 
 Export and import use one file format, one schema, one serializer: the format is
-:mod:`mragent.apps.transfer_file`, the import :mod:`mragent.apps.transfer_import`.
+:mod:`mragent.apps.transfer.file`, the import :mod:`mragent.apps.transfer.importer`.
 Both read and write in pages of :data:`PAGE`.
 """
 
@@ -14,9 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mragent.apps.transfer_file import FORMAT, write_atomic
+from mragent.apps.transfer.file import FORMAT
 from mragent.core.corpus import validate_namespace
 from mragent.core.errors import ConfigError
+from mragent.core.files import PRIVATE, write_text_atomic
 from mragent.core.store.base import GraphStore
 from mragent.core.view import validate_scope
 from mragent.memory.records import MemoryRecord
@@ -96,7 +97,7 @@ def export_memories(
         "include_forgotten": include_forgotten,
         "memories": [record.to_json() for record in records],
     }
-    write_atomic(path, json.dumps(document, indent=1, ensure_ascii=False) + "\n")
+    write_text_atomic(path, json.dumps(document, indent=1, ensure_ascii=False) + "\n", mode=PRIVATE)
     forgotten = sum(record.forgotten for record in records)
     return ExportReport(path, ns, chosen, len(records), forgotten, dropped)
 

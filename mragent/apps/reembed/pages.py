@@ -1,7 +1,7 @@
-"""The page loops of a re-embedding (:mod:`mragent.apps.reembed`): cues, then contents.
+"""The page loops of a re-embedding (:mod:`mragent.apps.reembed.rewrite`): cues, then contents.
 
 Each pass reads the nodes not yet on the target embedder page by page in id
-order, embeds them as passages and writes each page with the migration cursor in
+order, embeds them as passages and writes each page with the re-embedding cursor in
 one statement.
 """
 
@@ -21,7 +21,7 @@ CONTENT_CURSOR = "content:"  # prefix of the cursor while contents are rewritten
 
 @dataclass(frozen=True)
 class Pass:
-    """One kind of node a migration rewrites: its queries and the text it embeds."""
+    """One kind of node a re-embedding rewrites: its queries and the text it embeds."""
 
     kind: str  # cues | contents: the write statement's list parameter, and the report's word
     page: str
@@ -46,12 +46,13 @@ def count_nodes(store: GraphStore, ns: str, target: str) -> dict[str, int]:
     return {key: int(value or 0) for key, value in row.items()}
 
 
-def check_still_migrating(store: GraphStore, ns: str, target_text: str) -> None:
-    """Raise unless ``ns`` is still migrating to ``target_text`` (another run may own it)."""
-    rows = store.run("space_migration", {"ns": ns})
+def check_still_reembedding(store: GraphStore, ns: str, target_text: str) -> None:
+    """Raise unless ``ns`` is still being re-embedded towards ``target_text``
+    (another run may have taken it over)."""
+    rows = store.run("reembed_state", {"ns": ns})
     if not rows or rows[0]["migrating_to"] != target_text:
         raise MragentError(
-            f"namespace {ns!r} is no longer migrating to {target_text}: another run "
+            f"namespace {ns!r} is no longer being re-embedded towards {target_text}: another run "
             "finished or restarted it"
         )
 
@@ -87,7 +88,7 @@ class Rewritten:
 
         Raises:
             MragentError: when nodes keep appearing behind the cursor, or another
-                run took the migration over.
+                run took the re-embedding over.
         """
         sweeps = 0
         after = cursor
@@ -98,12 +99,12 @@ class Rewritten:
                 if after == "":
                     return  # nothing from the very first id on still lacks a target vector
                 # Done from the cursor on: sweep from the start for nodes the pages passed
-                # by (written behind the cursor while the namespace was migrating).
+                # by (written behind the cursor while the namespace was being re-embedded).
                 sweeps += 1
                 if sweeps > MAX_SWEEPS:
                     raise MragentError(
                         f"{kind.kind} keep being written to namespace {self.ns!r} while it "
-                        "is re-embedded; stop the writers that bypass the migration fence "
+                        "is re-embedded; stop the writers that bypass the re-embedding fence "
                         "and re-run"
                     )
                 after = ""
@@ -133,6 +134,6 @@ class Rewritten:
         )
         count = int(result[0]["written"]) if result else 0  # < page: nodes removed meanwhile
         if count == 0:
-            check_still_migrating(self.store, self.ns, self.target)
+            check_still_reembedding(self.store, self.ns, self.target)
         self._report(count)
         return count

@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from mragent.apps.baselines import FlatRetriever
-from mragent.apps.negative_facts import (
+from mragent.apps.negative.facts import (
     DISTRACTORS,
     FORGOTTEN,
     NEW_VERSION,
@@ -50,7 +50,7 @@ from mragent.apps.negative_facts import (
     REJECTED,
     Fact,
 )
-from mragent.apps.negative_report import LONG_LIVED, Check, NegativeReport
+from mragent.apps.negative.report import LONG_LIVED, Check, NegativeReport
 from mragent.core.embedding import Embedder, default_embedder
 from mragent.core.errors import MragentError
 from mragent.core.genome import PRESETS, Genome

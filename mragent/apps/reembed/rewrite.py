@@ -6,7 +6,12 @@ write with any other identity is refused (:func:`mragent.core.embedding.check_id
 every cue and every live content (its passage embedding) of every scope gets a
 new vector; a tombstone keeps none.
 
-The migration survives a crash at any point:
+A "migration" in mragent is the schema upgrade (:mod:`mragent.apps.migrate`);
+this is a re-embedding. Only the stored properties ``migrating_to`` and
+``migration_cursor`` keep the names they were first written with (renaming them
+would need a schema upgrade of every namespace).
+
+A re-embedding survives a crash at any point:
 
 1. The namespace's ``MemorySpace`` is marked ``migrating_to = <target identity>``
    before the first vector is rewritten (``reembed_begin``). From then on the
@@ -22,7 +27,7 @@ The migration survives a crash at any point:
    batch and its cursor commit together on every engine (the cursor of the
    content pass is ``content:<id>``).
 3. A final sweep from the start finds any node still not embedded by the target
-   (one written while the namespace was migrating, despite the fence) and
+   (one written while the namespace was being re-embedded, despite the fence) and
    rewrites it, so nothing is left in the old space.
 4. If the dimension changes, the native vector index (one per database, shared
    by every namespace) is dropped before the first batch and recreated for the
@@ -30,7 +35,7 @@ The migration survives a crash at any point:
 5. The namespace is restamped and the mark cleared (``reembed_finish``).
 
 Re-running :func:`reembed` with the same target resumes from the cursor; with
-another target it restarts the migration towards that one (every cue is
+another target it restarts the re-embedding towards that one (every cue is
 rewritten again). A dimension change is refused while another namespace of the
 database still uses another dimension, since recreating the shared index would
 leave that namespace's vectors unindexed.
@@ -41,19 +46,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from mragent.apps.reembed_index import (
+from mragent.apps.reembed.index import (
     await_vector_index,
     dimension_of,
     drop_vector_index,
     rebuild_vector_index,
     refuse_other_dimensions,
 )
-from mragent.apps.reembed_pages import (
+from mragent.apps.reembed.pages import (
     CONTENT_CURSOR,
     CONTENTS,
     CUES,
     Rewritten,
-    check_still_migrating,
+    check_still_reembedding,
     count_nodes,
 )
 from mragent.core.corpus import validate_namespace
@@ -68,13 +73,13 @@ BATCH_SIZE = 500
 
 
 @dataclass(frozen=True)
-class MigrationState:
+class ReembedState:
     """A namespace's embedding stamp and re-embedding state.
 
     Attributes:
         embedder: Identity text the namespace is stamped with (None: never written).
-        migrating_to: Identity text of an unfinished migration's target, if any.
-        cursor: Id of the last cue the unfinished migration rewrote ('' before the first).
+        migrating_to: Identity text of an unfinished re-embedding's target, if any.
+        cursor: Id of the last cue the unfinished re-embedding rewrote ('' before the first).
     """
 
     embedder: str | None
@@ -82,7 +87,7 @@ class MigrationState:
     cursor: str
 
     @property
-    def migrating(self) -> bool:
+    def unfinished(self) -> bool:
         """Whether a re-embedding of the namespace is unfinished."""
         return self.migrating_to is not None
 
@@ -93,7 +98,7 @@ class ReembedReport:
 
     Attributes:
         namespace: The namespace.
-        principal: Who asked for the migration.
+        principal: Who asked for the re-embedding.
         before: Identity text the namespace was stamped with.
         after: Identity text it is stamped with now.
         changed: False when the namespace already used the target (nothing written).
@@ -102,8 +107,8 @@ class ReembedReport:
         contents: Passage vectors (contents) this run rewrote.
         content_total: Live contents in the namespace.
         batches: Write statements this run made.
-        resumed: True when the run finished an interrupted migration to the same target.
-        restarted_from: Target of an interrupted migration this run replaced, if any.
+        resumed: True when the run finished an interrupted re-embedding to the same target.
+        restarted_from: Target of an interrupted re-embedding this run replaced, if any.
         index_rebuilt: True when the native vector index was recreated for a new dimension.
     """
 
@@ -122,13 +127,13 @@ class ReembedReport:
     index_rebuilt: bool
 
 
-def migration_state(store: GraphStore, ns: str) -> MigrationState | None:
-    """The namespace's stamp and migration state; None when it has no ``MemorySpace``."""
-    rows = store.run("space_migration", {"ns": ns})
+def reembed_state(store: GraphStore, ns: str) -> ReembedState | None:
+    """The namespace's stamp and re-embedding state; None when it has no ``MemorySpace``."""
+    rows = store.run("reembed_state", {"ns": ns})
     if not rows:
         return None
     row = rows[0]
-    return MigrationState(row["embedder"], row["migrating_to"], row["cursor"] or "")
+    return ReembedState(row["embedder"], row["migrating_to"], row["cursor"] or "")
 
 
 def reembed(
@@ -141,7 +146,7 @@ def reembed(
     progress: Callable[[int, int], None] | None = None,
     batch_size: int = BATCH_SIZE,
 ) -> ReembedReport:
-    """:func:`migrate`, audited: one ``reembed`` record before the first write.
+    """:func:`rewrite_vectors`, audited: one ``reembed`` record before the first write.
 
     A namespace already on the target embedder is left alone and not audited.
 
@@ -153,14 +158,15 @@ def reembed(
             f"reembed rewrites the cues of every scope; it needs a human or system "
             f"principal, not {principal}"
         )
-    state = migration_state(store, ns)
+    state = reembed_state(store, ns)
     target = new_embedder.identity.as_text()
     if state is not None and _unchanged(store, ns, state, target):
-        return migrate(store, ns, new_embedder, principal=str(principal), batch_size=batch_size)
+        who = str(principal)
+        return rewrite_vectors(store, ns, new_embedder, principal=who, batch_size=batch_size)
     source = state.embedder if state else None
     detail = {"from": source, "to": target}
     with audited(store, audit, ns, principal, "reembed", ns, None, None, detail):
-        return migrate(
+        return rewrite_vectors(
             store,
             ns,
             new_embedder,
@@ -170,7 +176,7 @@ def reembed(
         )
 
 
-def migrate(
+def rewrite_vectors(
     store: GraphStore,
     ns: str,
     new_embedder: Embedder,
@@ -179,11 +185,11 @@ def migrate(
     progress: Callable[[int, int], None] | None = None,
     batch_size: int = BATCH_SIZE,
 ) -> ReembedReport:
-    """Migrate every cue of namespace ``ns`` (every scope) to ``new_embedder``.
+    """Rewrite every cue and live content of namespace ``ns`` (every scope) with ``new_embedder``.
 
-    Resumes an interrupted migration to the same embedder; restarts one that
+    Resumes an interrupted re-embedding to the same embedder; restarts one that
     was heading to another. A namespace already stamped with the target, not
-    migrating and with every live content embedded is left as it is (``changed``
+    being re-embedded and with every live content embedded is left as it is (``changed``
     is False); one whose contents predate passage embeddings is rewritten.
 
     Args:
@@ -193,13 +199,13 @@ def migrate(
         principal: Who asks for it; carried into the report for the audit log.
         progress: Called as ``progress(done, total)`` after each committed batch
             (cues and contents). An exception it raises stops the run, leaving
-            the namespace marked as migrating; a re-run resumes.
+            the namespace marked as being re-embedded; a re-run resumes.
         batch_size: Cues per page and per write statement.
 
     Raises:
         CorpusError: for an invalid namespace.
         MragentError: when the namespace holds no memories, or another process
-            finished or restarted the migration meanwhile.
+            finished or restarted the re-embedding meanwhile.
         EmbeddingMismatch: when the dimension changes and another namespace of
             the database still uses another dimension (naming them).
     """
@@ -208,26 +214,26 @@ def migrate(
         raise ValueError(f"batch_size must be positive, got {batch_size}")
     target = new_embedder.identity
     target_text = target.as_text()
-    state = migration_state(store, ns)
+    state = reembed_state(store, ns)
     if state is None or state.embedder is None:
         raise MragentError(f"namespace {ns!r} holds no memories: nothing to re-embed")
     source_text = state.embedder
     if _unchanged(store, ns, state, target_text):
         found = count_nodes(store, ns, target_text)
         return ReembedReport(
-            ns,
-            principal,
-            target_text,
-            target_text,
-            False,
-            0,
-            found["cues"],
-            0,
-            found["contents"],
-            0,
-            False,
-            None,
-            False,
+            namespace=ns,
+            principal=principal,
+            before=target_text,
+            after=target_text,
+            changed=False,
+            cues=0,
+            total=found["cues"],
+            contents=0,
+            content_total=found["contents"],
+            batches=0,
+            resumed=False,
+            restarted_from=None,
+            index_rebuilt=False,
         )
 
     start = _begin(store, ns, state, source_text, new_embedder)
@@ -238,23 +244,23 @@ def migrate(
     run.rewrite(CONTENTS, start.cursor.removeprefix(CONTENT_CURSOR) if content_phase else "")
     _finish(store, ns, new_embedder, start.rebuild)
     return ReembedReport(
-        ns,
-        principal,
-        source_text,
-        target_text,
-        True,
-        run.written["cues"],
-        run.totals["cues"],
-        run.written["contents"],
-        run.totals["contents"],
-        run.batches,
-        start.resumed,
-        start.restarted_from,
-        start.rebuild,
+        namespace=ns,
+        principal=principal,
+        before=source_text,
+        after=target_text,
+        changed=True,
+        cues=run.written["cues"],
+        total=run.totals["cues"],
+        contents=run.written["contents"],
+        content_total=run.totals["contents"],
+        batches=run.batches,
+        resumed=start.resumed,
+        restarted_from=start.restarted_from,
+        index_rebuilt=start.rebuild,
     )
 
 
-def _unchanged(store: GraphStore, ns: str, state: MigrationState, target: str) -> bool:
+def _unchanged(store: GraphStore, ns: str, state: ReembedState, target: str) -> bool:
     """Whether ``ns`` is on ``target`` already, every live content with its vector."""
     if state.migrating_to is not None or state.embedder != target:
         return False
@@ -274,11 +280,11 @@ class _Start:
 def _begin(
     store: GraphStore,
     ns: str,
-    state: MigrationState,
+    state: ReembedState,
     source_text: str,
     embedder: Embedder,
 ) -> _Start:
-    """Mark the namespace as migrating (unless resuming) and drop an index of another size.
+    """Mark the namespace as being re-embedded (unless resuming) and drop an index of another size.
 
     Raises:
         EmbeddingMismatch: when the index must be rebuilt but another namespace
@@ -288,7 +294,7 @@ def _begin(
     target = embedder.identity
     target_text = target.as_text()
     resumed = state.migrating_to == target_text
-    restarted_from = state.migrating_to if state.migrating and not resumed else None
+    restarted_from = state.migrating_to if state.unfinished and not resumed else None
     # The index was (or may have been) dropped for any dimension this namespace is
     # leaving or was heading to; it has to be rebuilt for the target's.
     dimensions = {dimension_of(source_text), target.dimension}
@@ -320,7 +326,7 @@ def _finish(store: GraphStore, ns: str, new_embedder: Embedder, rebuild: bool) -
         store.ensure_schema(target.dimension)
     finish = {"ns": ns, "target": target.as_text(), "spec": new_embedder.spec}
     if not store.run("reembed_finish", finish):
-        check_still_migrating(store, ns, target.as_text())
+        check_still_reembedding(store, ns, target.as_text())
         raise MragentError(
             f"namespace {ns!r} could not be restamped with {target.as_text()}; re-run"
         )

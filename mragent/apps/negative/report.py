@@ -1,6 +1,6 @@
 """What the negative evaluation found: its checks and the rates a report shows.
 
-See :mod:`mragent.apps.negative` for how the checks are made.
+See :mod:`mragent.apps.negative.run` for how the checks are made.
 """
 
 from __future__ import annotations

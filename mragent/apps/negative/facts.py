@@ -2,7 +2,7 @@
 
 Fixed texts, so the evaluation is deterministic: one fact per category
 (forgotten, rejected, superseded with its correction, out of scope, pending)
-and live distractors beside them (see :mod:`mragent.apps.negative`).
+and live distractors beside them (see :mod:`mragent.apps.negative.run`).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 One vector index serves every namespace of a database, sized for one
 dimension. A re-embedding that changes the dimension drops it before the first
-batch and rebuilds it after the last (:mod:`mragent.apps.reembed`); this
+batch and rebuilds it after the last (:mod:`mragent.apps.reembed.rewrite`); this
 module holds those steps and the refusal to rebuild it while another namespace
 needs the old size.
 """
@@ -36,7 +36,7 @@ def dimension_of(identity_text: str) -> int:
 def refuse_other_dimensions(store: GraphStore, ns: str, target: EmbedderIdentity) -> None:
     """Refuse to rebuild the shared vector index while another namespace needs another size.
 
-    A namespace that is itself migrating counts with its target's dimension.
+    A namespace that is itself being re-embedded counts with its target's dimension.
     """
     blocking = []
     for row in store.run("reembed_others", {"ns": ns}):

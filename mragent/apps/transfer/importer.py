@@ -16,9 +16,9 @@ from itertools import zip_longest
 from pathlib import Path
 from typing import Any, Literal
 
-from mragent.apps.transfer import pages
-from mragent.apps.transfer_file import MemoriesFile, read_memories_file
-from mragent.apps.transfer_write import Plan, write_merge, write_replace
+from mragent.apps.transfer.export import pages
+from mragent.apps.transfer.file import MemoriesFile, read_memories_file
+from mragent.apps.transfer.write import Plan, write_merge, write_replace
 from mragent.core.corpus import Content, Corpus, validate_namespace
 from mragent.core.embedding import Embedder, check_identity, embedder_from_spec
 from mragent.core.errors import ConfigError, CorpusError, EmbeddingMismatch, WriteRefused

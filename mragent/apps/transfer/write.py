@@ -14,7 +14,7 @@ has them, else statement by statement in an order that never shows a version
 with half its state (whole versions first, then their tags and cues, then the
 edges between them), and a merge run again after a failure completes it (a
 version left without its tags is linked again; see ``_plan`` in
-:mod:`mragent.apps.transfer_import`).
+:mod:`mragent.apps.transfer.importer`).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Any
 
-from mragent.apps.transfer import pages
+from mragent.apps.transfer.export import pages
 from mragent.core.errors import MragentError, QueryError
 from mragent.core.store.base import GraphStore, Rows
 from mragent.memory.ingest import Sealer, forget_key, new_id

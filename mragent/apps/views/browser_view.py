@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from mragent.apps.explain import Entry, Trace
+from mragent.apps.views.explain import Entry, Trace
 from mragent.core.errors import MragentError
 from mragent.core.paths import shipped
 
