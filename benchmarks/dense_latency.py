@@ -22,7 +22,7 @@ from pathlib import Path
 
 from mragent.core.genome import PRESETS
 from mragent.core.store import open_store
-from mragent.memory.reader import Memory
+from mragent.memory.reader import MemoryReader
 
 STAGES = ("embed", "cue_search", "traversal", "synthesis")
 
@@ -42,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     genome = PRESETS["default"]
     times: dict[str, dict[str, list[float]]] = {ns: {} for ns in args.ns}
     with open_store(args.db) as store:
-        readers = {ns: Memory(store, ns) for ns in args.ns}
+        readers = {ns: MemoryReader(store, ns) for ns in args.ns}
         for reader in readers.values():  # warm: the first answer loads what it needs
             reader.reconstruct(questions[0], genome)
         for round_ in range(args.rounds):

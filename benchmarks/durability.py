@@ -31,10 +31,10 @@ def _round(store: Any, audit: Any, mode: str, number: int, args: argparse.Namesp
     from mragent.apps.synthetic import generate
     from mragent.memory.ingest import ingest
     from mragent.memory.principal import Principal
-    from mragent.memory.writer import Memories
+    from mragent.memory.writer import MemoryWriter
 
     ana = Principal("human", "ana")
-    mem = Memories(store, f"remember-{mode}-{number}", audit)
+    mem = MemoryWriter(store, f"remember-{mode}-{number}", audit)
     mem.remember("The first write stamps the namespace.", principal=ana)
     latencies = []
     for n in range(args.remembers):

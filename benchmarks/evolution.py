@@ -48,7 +48,7 @@ from mragent.evolution.compare import LABELS
 from mragent.evolution.evaluator import EvaluationPolicy, Evaluator
 from mragent.evolution.run import EvolveOptions, EvolveRun, run_evolve
 from mragent.evolution.split import split_questions
-from mragent.memory.reader import Memory
+from mragent.memory.reader import MemoryReader
 
 HERE = Path(__file__).resolve().parent
 DATASETS = Path(os.environ.get("MRAGENT_DATASETS", HERE.parent.parent.parent / "shared/datasets"))
@@ -115,7 +115,7 @@ def compare(args: argparse.Namespace) -> None:
     train, _ = split_questions(data.questions, split, args.seed)
     cache = _EvaluationCache(Path(args.cache)) if args.cache else None
     evaluator = Evaluator(
-        Memory(store, ns),
+        MemoryReader(store, ns),
         train,
         db_url=args.db or store.secret_url,
         workers=args.workers,
@@ -298,7 +298,7 @@ def scaling(args: argparse.Namespace) -> None:
 
     store, ns, data = _musique(args.db)
     train, _ = split_questions(data.questions, "0.5", args.seed)
-    memory = Memory(store, ns)
+    memory = MemoryReader(store, ns)
     counts = [int(w) for w in args.workers_list.split(",")]
     times: dict[str, list[float]] = {}
     archives: dict[str, list[Any]] = {}

@@ -29,7 +29,7 @@ from mragent.core.embedding.cache import cached
 from mragent.core.store import open_store
 from mragent.evolution.evaluator import Questions, evaluate_genome
 from mragent.evolution.split import split_questions
-from mragent.memory.reader import Memory
+from mragent.memory.reader import MemoryReader
 
 HERE = Path(__file__).resolve().parent
 DATASETS = Path(os.environ.get("MRAGENT_DATASETS", HERE.parent.parent / "shared" / "datasets"))
@@ -49,7 +49,7 @@ def main() -> None:
     train, _ = split_questions(data.questions, "0.5", 0)
     with open_store(None) as store:
         ensure_ingested(store, data, ns, model)
-        memory = Memory(store, ns)
+        memory = MemoryReader(store, ns)
         start = time.perf_counter()
         questions = Questions.embedded(memory, train)
         embed_s = time.perf_counter() - start

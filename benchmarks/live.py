@@ -53,7 +53,7 @@ def worker() -> None:
     from mragent.apps.bench import ensure_ingested
     from mragent.core.genome import PRESETS
     from mragent.core.store import open_store
-    from mragent.memory.reader import Memory
+    from mragent.memory.reader import MemoryReader
 
     memory, questions = None, []
     for line in sys.stdin:
@@ -65,7 +65,7 @@ def worker() -> None:
             ensure_ingested(store, corpus, ns)
             ingest_s = time.perf_counter() - started
             started = time.perf_counter()
-            memory = Memory(store, ns)
+            memory = MemoryReader(store, ns)
             questions = [q.question for q in corpus.questions]
             reply = {"ns": ns, "questions": len(questions), "ingest_s": ingest_s,
                      "open_s": time.perf_counter() - started}  # fmt: skip
@@ -155,17 +155,17 @@ def fresh(db: str | None) -> dict[str, Any]:
     from mragent.core.store import open_store
     from mragent.memory.audit import AuditLog
     from mragent.memory.principal import Principal
-    from mragent.memory.reader import Memory
-    from mragent.memory.writer import Memories
+    from mragent.memory.reader import MemoryReader
+    from mragent.memory.writer import MemoryWriter
 
     ns = f"bench-live-fresh-{os.getpid()}"
     human = Principal("human", "bench")
     with open_store(db) as store:
-        writer = Memories(
+        writer = MemoryWriter(
             store, ns, AuditLog(Path(os.environ.get("TMPDIR", "/tmp")) / f"{ns}.jsonl")
         )
         writer.remember("The Perseus bridge was built by Anton Weiss.", principal=human)
-        reader = Memory(store, ns)
+        reader = MemoryReader(store, ns)
         question = "Who directs the Lyra observatory?"
         missed = "Mara Voss" in reader.reconstruct(question, PRESETS["default"]).context.text
         written = writer.remember("The Lyra observatory is directed by Mara Voss.", principal=human)
@@ -238,11 +238,11 @@ def native(db: str | None, rounds: int) -> dict[str, Any]:
     """The native vector index beside the reader's HNSW: latency and top-k overlap."""
     from mragent.core.genome import PRESETS
     from mragent.core.store import open_store
-    from mragent.memory.reader import Memory
+    from mragent.memory.reader import MemoryReader
 
     corpus, ns = _load("musique", 0)
     with open_store(db) as store:
-        memory = Memory(store, ns)
+        memory = MemoryReader(store, ns)
         cues = memory.index.cues
         mask = cues.admitted(memory.view.scopes)
         ef = PRESETS["default"].efSearch

@@ -24,7 +24,7 @@ from mragent.core.embedding.cache import cached
 from mragent.core.genome import load_genome
 from mragent.core.store import open_store
 from mragent.evolution.latency import retime
-from mragent.memory.reader import Memory
+from mragent.memory.reader import MemoryReader
 
 FILES = {
     "musique": ("musique_100.json", "musique_100_corpus.json"),
@@ -51,7 +51,7 @@ def main() -> None:
     baseline, variant = load_genome(args.baseline), load_genome(args.variant)
     with open_store(None) as store:
         ensure_ingested(store, data, ns, model)
-        memory = Memory(store, ns, embedder=model)
+        memory = MemoryReader(store, ns, embedder=model)
         check = retime(memory, data.questions, baseline, variant, repeats=args.repeats)
         trips = [memory.reconstruct(q.question, variant).round_trips for q in data.questions]
     low, high, confidence = check.interval

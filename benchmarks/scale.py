@@ -53,9 +53,9 @@ from mragent.core.retrieval.reconstruct import traverse
 from mragent.core.store import open_store
 from mragent.core.store.base import GraphStore
 from mragent.memory.audit import AuditLog
-from mragent.memory.ingest import ingest_file, namespace_stats
+from mragent.memory.ingest import ingest, namespace_stats
 from mragent.memory.principal import BENCH
-from mragent.memory.reader import Memory
+from mragent.memory.reader import MemoryReader
 
 DEPTHS = (1, 2, 3)
 RECALL_AT = 5
@@ -114,7 +114,7 @@ def ingest_child(url: str, size: int, corpus: str) -> None:
         store.run("delete_namespace", {"ns": ns})
         audit = AuditLog(Path(scratch) / "audit.jsonl")  # the benchmark's own, thrown away
         start = time.perf_counter()
-        report = ingest_file(store, Path(corpus), ns, principal=BENCH, audit=audit)
+        report = ingest(store, Path(corpus), ns, principal=BENCH, audit=audit)
         seconds = time.perf_counter() - start
     out = {"seconds": seconds, "contents_per_s": size / seconds, "peak_rss_mb": _peak_rss_mb()}
     print(json.dumps({**out, "nodes": report.nodes_after}))
@@ -126,7 +126,7 @@ def cold_child(url: str, size: int, index_dir: str) -> None:
     question = os.environ[QUESTION_VARIABLE]
     start = time.perf_counter()
     with open_store(url) as store:
-        memory = Memory(store, _namespace(size), index_dir=Path(index_dir))
+        memory = MemoryReader(store, _namespace(size), index_dir=Path(index_dir))
         opened = time.perf_counter()
         memory.reconstruct(question, Genome(traversalDepth=2))
         answered = time.perf_counter()
@@ -213,7 +213,7 @@ def measure_warm(
     """Traversal by depth and the whole pipeline by stage, all cases interleaved."""
     stores = {label: open_store(url) for label, (url, _) in cases.items()}
     memories = {
-        label: Memory(stores[label], _namespace(size)) for label, (_, size) in cases.items()
+        label: MemoryReader(stores[label], _namespace(size)) for label, (_, size) in cases.items()
     }
     rng = random.Random(1)
     asked = {}

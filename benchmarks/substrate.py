@@ -23,7 +23,7 @@ from mragent.core.store import open_store
 from mragent.memory.audit import AuditLog
 from mragent.memory.ingest import ingest
 from mragent.memory.principal import BENCH
-from mragent.memory.reader import Memory
+from mragent.memory.reader import MemoryReader
 
 
 def main() -> None:
@@ -49,7 +49,7 @@ def main() -> None:
             f"{engine:9s} ingest {args.contents} contents in {elapsed:6.1f} s = "
             f"{args.contents / elapsed:7.0f} contents/s  {report.nodes_after}"
         )
-        memories[engine] = Memory(store, ns)
+        memories[engine] = MemoryReader(store, ns)
     rng = random.Random(1)
     questions = [q.question for q in corpus.questions]
     samples = [rng.choice(questions) for _ in range(args.queries)]

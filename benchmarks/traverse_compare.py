@@ -34,7 +34,7 @@ from mragent.core.retrieval.reconstruct import rank_property, traverse_params
 from mragent.core.store import open_store
 from mragent.core.store.base import GraphStore
 from mragent.core.store.falkordb_params import params_header
-from mragent.memory.reader import Memory
+from mragent.memory.reader import MemoryReader
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from scale import _summary  # the scale benchmark's p50/p95, shared
@@ -56,7 +56,7 @@ def before_template(cypher_dir: Path, engine: str) -> queries.QueryTemplate:
         queries._fragments.cache_clear()
 
 
-def _params(memory: Memory, genome: Genome, question: str) -> dict[str, Any]:
+def _params(memory: MemoryReader, genome: Genome, question: str) -> dict[str, Any]:
     """The parameters ``reconstruct.traverse`` sends for this question."""
     found = memory.candidates(question, genome)[0]
     return traverse_params(memory.ns, memory.view, found, genome)
@@ -72,7 +72,7 @@ def _server_ms(store: GraphStore, text: str, params: dict[str, Any]) -> float | 
 def measure(store: GraphStore, size: int, before_dir: Path, queries_n: int) -> dict[str, Any]:
     """Interleaved before/after round trips by depth on one engine and size."""
     engine = store.capabilities.engine
-    memory = Memory(store, f"bench-scale-{size}")
+    memory = MemoryReader(store, f"bench-scale-{size}")
     rng = random.Random(1)
     pool = generate(size).questions
     asked = [pool[rng.randrange(len(pool))].question for _ in range(queries_n)]

@@ -1,10 +1,11 @@
 // traverse: one question's round trip. Confirm the entry candidates under the read
 // view, reconstruct contents from the confirmed cues (the literal Cue-Tag-Content
 // shape), walk the bridge hop from the confirmed passage seeds, and report the
-// namespace version the answer was read at.
+// namespace version the answer was read at (and, asked for, the provenance of every
+// content handed back).
 // params: ns, scopes, trust, as_of, pending_weight, candidates, cue_k, fanout, decay,
-//   prune, limit, paths_per_content, bridges, hand_refs
-// returns: version, uid, entries, found, bridged
+//   prune, limit, paths_per_content, bridges, hand_refs, records
+// returns: version, uid, entries, found, bridged, records
 // render: depth 1..4, rank {rank|rank_pending|rank_all}
 // candidates: [{id, score, seed}] in the reader's order: cue ids with scores in (0, 1],
 // seed the id of the content a passage seed enters for (null for a cue-search hit).
@@ -43,6 +44,10 @@
 // later round enters at (none with $hand_refs 0).
 // Every text handed back is read here, under the view, in this round trip: the reader
 // keeps no copy of any content's text.
+// With $records, every content handed back (seeds, found, bridged) comes with its
+// provenance in the same round trip (records: [id, trust, trust_at, trust_log, scope,
+// principal, source, lineage, recorded_at]), so a caller that shows it (the facade's recall) needs
+// no second one; evaluation leaves it off.
 MATCH (space:MemorySpace)
 WHERE space.ns = $ns
 WITH space
@@ -114,4 +119,15 @@ CALL {
   WITH DISTINCT s, m ORDER BY m.key, s.key
   RETURN collect([s.id, m.id, m.key, m.title, m.text, {{> handed_tags m}}]) AS bridged
 }
-RETURN space.version AS version, space.uid AS uid, entries, found, bridged
+CALL {
+  WITH entries, found, bridged
+  UNWIND CASE WHEN $records
+    THEN [e IN entries WHERE e[1] IS NOT NULL | e[1]] + [f IN found | f[0]] + [b IN bridged | b[1]]
+    ELSE [] END AS record_id
+  WITH DISTINCT record_id
+  MATCH (m:Content {id: record_id})
+  WITH m WHERE m.ns = $ns AND m.scope IN $scopes
+  RETURN collect([m.id, m.trust, m.trust_at, m.trust_log, m.scope, m.principal, m.source,
+                  m.lineage, m.recorded_at]) AS records
+}
+RETURN space.version AS version, space.uid AS uid, entries, found, bridged, records

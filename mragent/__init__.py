@@ -9,8 +9,8 @@ The subpackages are layers, each importing only the ones before it
 * :mod:`mragent.core`: genome, read view, named queries, graph stores,
   embeddings, corpus format, extraction and the retrieval stages.
 * :mod:`mragent.memory`: the trust layer: principals, records, the audit log,
-  ingest, the writer (:class:`~mragent.memory.writer.Memories`) and the reader
-  (:class:`~mragent.memory.reader.Memory`).
+  ingest, the writer (:class:`~mragent.memory.writer.MemoryWriter`) and the reader
+  (:class:`~mragent.memory.reader.MemoryReader`).
 * :mod:`mragent.apps`: evaluation, bench, negative evaluation, datasets,
   explain and its views, export/import, re-embedding, schema migration.
 * :mod:`mragent.evolution`: NSGA-II over the genome, the acceptance gate, reports.

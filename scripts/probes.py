@@ -401,12 +401,13 @@ def probe_replace_failure(lab: Lab) -> None:
             "from mragent.memory.audit import AuditLog\n"
             "from mragent.memory.ingest import namespace_stats\n"
             "from mragent.memory.principal import Principal\n"
-            "from mragent.memory.writer import Memories\n"
+            "from mragent.memory.writer import MemoryWriter\n"
             "ana = Principal('human', 'ana'); log = AuditLog()\n"
             "src, dst = 'p-rs-' + uuid.uuid4().hex[:6], 'p-rd-' + uuid.uuid4().hex[:6]\n"
             "with open_store(sys.argv[1] or None) as store:\n"
-            "    Memories(store, src, log).remember('Acme was founded in 1990.', principal=ana)\n"
-            "    Memories(store, dst, log).remember('Porto is in Portugal.', principal=ana)\n"
+            "    writers = MemoryWriter(store, src, log), MemoryWriter(store, dst, log)\n"
+            "    writers[0].remember('Acme was founded in 1990.', principal=ana)\n"
+            "    writers[1].remember('Porto is in Portugal.', principal=ana)\n"
             "    export_memories(store, src, Path(sys.argv[2]), scopes=['shared'])\n"
             "    before = namespace_stats(store, dst)\n"
             "    real = store.run\n"
@@ -701,7 +702,7 @@ def probe_purge_residue(lab: Lab) -> None:
     from mragent.core.errors import QueryError
     from mragent.memory.audit import AuditLog
     from mragent.memory.principal import Principal
-    from mragent.memory.reader import Memory
+    from mragent.memory.reader import MemoryReader
     from mragent.memory.space import staging_namespace
 
     word = f"Zqx{uuid.uuid4().hex[:8]}"
@@ -733,7 +734,7 @@ def probe_purge_residue(lab: Lab) -> None:
         store.run = real  # type: ignore[method-assign]
         os.environ["MRAGENT_INDEX_DIR"] = str(lab.root / "index-open")
         try:
-            reader = Memory(store, ns)
+            reader = MemoryReader(store, ns)
         finally:
             os.environ.pop("MRAGENT_INDEX_DIR")
         lab.cli("purge", memory, "--reason", "secret", "--ns", ns, "--principal", "human:ana")

@@ -18,7 +18,7 @@ from mragent.core.genome import PRESETS
 from mragent.core.retrieval.abstention import AbstentionRule, fit_rule
 from mragent.core.retrieval.evidence import FEATURES
 from mragent.core.store.base import GraphStore
-from mragent.memory.reader import Memory
+from mragent.memory.reader import MemoryReader
 from tests.fixtures import CHAIN, ingest
 
 GENOME = PRESETS["default"]
@@ -115,7 +115,7 @@ def test_a_variant_lacks_its_removed_passage_on_every_retrieval_path(
 ) -> None:
     store, ns, vns, variants = with_variant
     assert {v.original.id for v in variants} == {"q1", "q2"}
-    full, without = Memory(store, ns), Memory(store, vns)
+    full, without = MemoryReader(store, ns), MemoryReader(store, vns)
     for variant in variants:
         key, question = variant.removed, variant.question.question
         # Control: the full memory does reach the passage for this question.
@@ -137,7 +137,7 @@ def test_the_rule_loads_from_json_and_abstains_where_extractive_answers(
     ingest(falkor_store, parse_corpus(CHAIN), ns)
     try:
         question = CHAIN["questions"][0]["question"]
-        plain = Memory(falkor_store, ns).reconstruct(question, GENOME)
+        plain = MemoryReader(falkor_store, ns).reconstruct(question, GENOME)
         assert plain.answer.text is not None
         # Built for this case: today's gate answers (the kept contents together cover
         # the question), the rule abstains unless ONE content covers it ("founder" and
@@ -152,11 +152,11 @@ def test_the_rule_loads_from_json_and_abstains_where_extractive_answers(
         for source in (path, report):
             loaded = AbstentionRule.load(source)
             assert loaded == rule
-            rec = Memory(falkor_store, ns, abstention=loaded).reconstruct(question, GENOME)
+            rec = MemoryReader(falkor_store, ns, abstention=loaded).reconstruct(question, GENOME)
             assert rec.answer.abstained
             assert rec.evidence == plain.evidence
         # Control: a question one passage covers whole is answered under the same rule.
-        covered = Memory(falkor_store, ns, abstention=rule).reconstruct(
+        covered = MemoryReader(falkor_store, ns, abstention=rule).reconstruct(
             "Where was Jane Roe born?", GENOME
         )
         assert covered.answer.text == "Lisbon"

@@ -27,8 +27,8 @@ from mragent.core.view import ReadView
 from mragent.memory.audit import AuditLog
 from mragent.memory.audit_check import verify_store
 from mragent.memory.principal import Principal
-from mragent.memory.reader import Memory
-from mragent.memory.writer import Memories
+from mragent.memory.reader import MemoryReader
+from mragent.memory.writer import MemoryWriter
 
 ANA = Principal("human", "ana")
 BOB = Principal("human", "bob")
@@ -46,12 +46,12 @@ def _clock(start: float = 1_000_000.0, step: float = 100.0) -> Callable[[], floa
 
 
 @pytest.fixture
-def memories(store: GraphStore, ns: str, audit_log_path: Path) -> Memories:
-    return Memories(store, ns, AuditLog(audit_log_path), clock=_clock())
+def memories(store: GraphStore, ns: str, audit_log_path: Path) -> MemoryWriter:
+    return MemoryWriter(store, ns, AuditLog(audit_log_path), clock=_clock())
 
 
 def _answer_context(store: GraphStore, ns: str, view: ReadView | None = None) -> str:
-    return Memory(store, ns, view=view).reconstruct(QUESTION, GENOME).context.text
+    return MemoryReader(store, ns, view=view).reconstruct(QUESTION, GENOME).context.text
 
 
 def _log_lines(path: Path) -> int:
@@ -61,7 +61,7 @@ def _log_lines(path: Path) -> int:
 # --- human-only actions ----------------------------------------------------------------
 
 
-def test_purge_is_for_humans_only(memories: Memories, audit_log_path: Path) -> None:
+def test_purge_is_for_humans_only(memories: MemoryWriter, audit_log_path: Path) -> None:
     mine = memories.remember(FACT, principal=SCOUT)
     before = _log_lines(audit_log_path)
     with pytest.raises(WriteRefused, match="purge needs a human"):
@@ -72,7 +72,7 @@ def test_purge_is_for_humans_only(memories: Memories, audit_log_path: Path) -> N
     assert memories.purge(mine.id, principal=ANA, reason="personal data") == [mine.id]
 
 
-def test_trust_and_review_are_for_humans_only(memories: Memories) -> None:
+def test_trust_and_review_are_for_humans_only(memories: MemoryWriter) -> None:
     pending = memories.remember(FACT, principal=SCOUT)
     for act in (memories.accept, memories.reject):
         with pytest.raises(WriteRefused, match="review needs a human"):
@@ -87,7 +87,7 @@ def test_trust_and_review_are_for_humans_only(memories: Memories) -> None:
 
 @pytest.mark.parametrize("trusted", [False, True])
 def test_an_agents_correction_of_an_accepted_memory_waits_for_a_human(
-    memories: Memories, store: GraphStore, ns: str, trusted: bool
+    memories: MemoryWriter, store: GraphStore, ns: str, trusted: bool
 ) -> None:
     if trusted:
         memories.set_trust(SCOUT, principal=ANA, trusted=True)  # trust adds, never overrules
@@ -110,7 +110,7 @@ def test_an_agents_correction_of_an_accepted_memory_waits_for_a_human(
 
 
 def test_a_rejected_correction_leaves_the_accepted_memory_standing(
-    memories: Memories, store: GraphStore, ns: str
+    memories: MemoryWriter, store: GraphStore, ns: str
 ) -> None:
     old = memories.remember(FACT, principal=ANA)
     fix = memories.correct(old.id, FIX, principal=SCOUT)
@@ -119,7 +119,7 @@ def test_a_rejected_correction_leaves_the_accepted_memory_standing(
     assert "Tomas Brandt" in _answer_context(store, ns)
 
 
-def test_a_correction_overtaken_by_a_human_one_cannot_be_accepted(memories: Memories) -> None:
+def test_a_correction_overtaken_by_a_human_one_cannot_be_accepted(memories: MemoryWriter) -> None:
     old = memories.remember(FACT, principal=ANA)
     fix = memories.correct(old.id, FIX, principal=SCOUT)
     human = memories.correct(old.id, FIX.replace("Ilse", "Ida"), principal=BOB)
@@ -129,7 +129,7 @@ def test_a_correction_overtaken_by_a_human_one_cannot_be_accepted(memories: Memo
 
 
 def test_an_agent_correcting_its_own_pending_correction_keeps_the_wait(
-    memories: Memories,
+    memories: MemoryWriter,
 ) -> None:
     old = memories.remember(FACT, principal=ANA)
     first = memories.correct(old.id, FIX, principal=SCOUT)
@@ -141,7 +141,7 @@ def test_an_agent_correcting_its_own_pending_correction_keeps_the_wait(
 
 
 def test_an_agent_correcting_a_pending_memory_supersedes_it_at_once(
-    memories: Memories,
+    memories: MemoryWriter,
 ) -> None:
     draft = memories.remember(FACT, principal=SCOUT)
     fix = memories.correct(draft.id, FIX, principal=SCOUT)
@@ -152,7 +152,7 @@ def test_an_agent_correcting_a_pending_memory_supersedes_it_at_once(
 
 
 def test_an_agent_forgets_only_what_it_wrote(
-    memories: Memories, store: GraphStore, ns: str, audit_log_path: Path
+    memories: MemoryWriter, store: GraphStore, ns: str, audit_log_path: Path
 ) -> None:
     human = memories.remember(FACT, principal=ANA)
     before = _log_lines(audit_log_path)
@@ -169,7 +169,7 @@ def test_an_agent_forgets_only_what_it_wrote(
 
 
 def test_a_human_reviews_an_agents_forget_and_can_restore_it(
-    memories: Memories, store: GraphStore, ns: str, audit_log_path: Path
+    memories: MemoryWriter, store: GraphStore, ns: str, audit_log_path: Path
 ) -> None:
     memories.set_trust(SCOUT, principal=ANA, trusted=True)
     mine = memories.remember(FACT, principal=SCOUT)
@@ -183,7 +183,7 @@ def test_a_human_reviews_an_agents_forget_and_can_restore_it(
     restored = memories.get(mine.id)
     assert restored.current and restored.trust == "accepted" and restored.text == FACT
     assert restored.forget_reviewed_by == "human:ana"
-    rec = Memory(store, ns).reconstruct(QUESTION, GENOME)
+    rec = MemoryReader(store, ns).reconstruct(QUESTION, GENOME)
     assert mine.id in {c.id for c in rec.candidates}  # reached by traversal: edges rebuilt
     assert "Tomas Brandt" in rec.context.text
     assert memories.agent_forgets() == []
@@ -203,7 +203,7 @@ def test_a_human_reviews_an_agents_forget_and_can_restore_it(
 
 
 def test_grants_bound_what_a_principal_reads_and_writes(
-    memories: Memories, store: GraphStore, ns: str, audit_log_path: Path
+    memories: MemoryWriter, store: GraphStore, ns: str, audit_log_path: Path
 ) -> None:
     scout = Principal("agent", "scout", read=frozenset({"shared"}), write=frozenset({"notes"}))
     before = _log_lines(audit_log_path)
@@ -222,7 +222,7 @@ def test_grants_bound_what_a_principal_reads_and_writes(
 
 
 def test_import_migrate_and_reembed_are_not_for_agents_and_import_keeps_to_the_grants(
-    memories: Memories, store: GraphStore, ns: str, audit_log_path: Path, tmp_path: Path
+    memories: MemoryWriter, store: GraphStore, ns: str, audit_log_path: Path, tmp_path: Path
 ) -> None:
     """Each of them writes trust states or every scope's cues, not one agent memory."""
     memories.remember(FACT, principal=ANA)

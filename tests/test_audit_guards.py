@@ -23,7 +23,7 @@ from mragent.memory.audit import AuditLog
 from mragent.memory.audit_records import AuditError, key_path, read_key
 from mragent.memory.auth import authenticate
 from mragent.memory.principal import Principal
-from mragent.memory.writer import Memories
+from mragent.memory.writer import MemoryWriter
 
 runner = CliRunner()
 ANA = Principal("human", "ana")
@@ -93,7 +93,7 @@ def test_a_hung_lock_holder_times_out_every_writer_naming_the_lock(
         ns = f"t-lock-{uuid.uuid4().hex[:8]}"
         started = time.monotonic()
         with pytest.raises(AuditError, match=str(log.lock_path)):
-            Memories(falkor_store, ns, log).remember("The Vega ferry sails.", principal=ANA)
+            MemoryWriter(falkor_store, ns, log).remember("The Vega ferry sails.", principal=ANA)
         assert time.monotonic() - started < 10
     finally:
         holder.kill()
@@ -107,7 +107,7 @@ def test_an_agent_sees_only_its_scopes_records_in_audit_show(
     falkor_store: GraphStore, audit_log_path: Path, agent_token: str
 ) -> None:
     ns = f"t-show-{uuid.uuid4().hex[:8]}"
-    memories = Memories(falkor_store, ns, AuditLog(audit_log_path))
+    memories = MemoryWriter(falkor_store, ns, AuditLog(audit_log_path))
     try:
         private = memories.remember("The vault code is 4711.", principal=ANA, scope="ops")
         memories.forget(private.id, principal=ANA, reason="the code moved to Bergen",

@@ -20,7 +20,7 @@ from mragent.memory.audit_check import verify_store
 from mragent.memory.audit_records import read_records
 from mragent.memory.ingest import text_hash
 from mragent.memory.principal import Principal
-from mragent.memory.writer import Memories
+from mragent.memory.writer import MemoryWriter
 from tests.fixtures import CHAIN, ingest
 
 ANA = Principal("human", "ana")
@@ -38,7 +38,7 @@ def written(store: GraphStore, ns: str, audit_log_path: Path) -> dict[str, str]:
     """Every kind of audited write, so an intact namespace is a full one."""
     log = AuditLog(audit_log_path)
     ingest(store, parse_corpus(CHAIN), ns, audit=log)
-    mem = Memories(store, ns, log)
+    mem = MemoryWriter(store, ns, log)
     base = mem.remember("The Vega ferry leaves at dawn.", principal=ANA, title="Vega ferry")
     fixed = mem.correct(base.id, "The Vega ferry leaves at six.", principal=ANA)
     pending = mem.remember("The Vega ferry carries twelve cars.", principal=BOT)
@@ -189,7 +189,7 @@ def test_a_cut_tail_hidden_by_moving_the_anchor_back_is_found(
     with the hashes the log shows everyone: the anchor's key mark gives it away, and
     the memory the cut record wrote has no record any more."""
     lines = audit_log_path.read_bytes().splitlines(keepends=True)
-    mem = Memories(store, ns, AuditLog(audit_log_path))
+    mem = MemoryWriter(store, ns, AuditLog(audit_log_path))
     last = mem.remember("The night ferry is cancelled.", principal=ANA)
     audit_log_path.write_bytes(b"".join(lines))
     back = read_records(audit_log_path)[-1]
@@ -213,7 +213,7 @@ def test_a_database_behind_the_log_is_told_apart_from_tampering(
     lost writes, and their memories are missing; no tampering is claimed."""
     space = store.run("namespaces", {})
     (before,) = [row for row in space if row["ns"] == ns]
-    mem = Memories(store, ns, AuditLog(audit_log_path))
+    mem = MemoryWriter(store, ns, AuditLog(audit_log_path))
     lost = [mem.remember(f"Pier {n} closes at noon.", principal=ANA).id for n in range(3)]
     tamper(store, "MATCH (m:Content) WHERE m.id IN $ids DETACH DELETE m", ids=lost)
     tamper(
@@ -242,7 +242,9 @@ def test_one_write_the_database_lost_is_not_intact(
     what a database that lost its last acknowledged write shows: either way the
     audited memory is missing, and verify says so (not tampering, not intact)."""
     (before,) = [row for row in store.run("namespaces", {}) if row["ns"] == ns]
-    lost = Memories(store, ns, AuditLog(audit_log_path)).remember("Pier 4 is shut.", principal=ANA)
+    lost = MemoryWriter(store, ns, AuditLog(audit_log_path)).remember(
+        "Pier 4 is shut.", principal=ANA
+    )
     tamper(store, "MATCH (m:Content {id: $id}) DETACH DELETE m", id=lost.id)
     tamper(
         store,
@@ -270,5 +272,5 @@ def test_an_anchor_stripped_of_its_key_mark_is_found(
     problems = _report(store, ns, audit_log_path)
     assert any("carries no key mark" in p for p in problems), problems
     # The namespace's next audited write re-keys its anchor.
-    Memories(store, ns, AuditLog(audit_log_path)).remember("Pier 7 opens.", principal=ANA)
+    MemoryWriter(store, ns, AuditLog(audit_log_path)).remember("Pier 7 opens.", principal=ANA)
     assert _report(store, ns, audit_log_path) == []

@@ -30,7 +30,7 @@ from mragent.core.store import open_store
 from mragent.evolution.checkpoint import load_checkpoint, save_checkpoint
 from mragent.evolution.study import Study
 from mragent.memory.audit import AuditLog
-from mragent.memory.writer import Memories
+from mragent.memory.writer import MemoryWriter
 from tests.fixtures import CHAIN, TESTER
 from tests.test_evolution import _fake_evaluate
 
@@ -331,7 +331,7 @@ def export_bytes(tmp_path_factory: pytest.TempPathFactory, falkordb_url: str) ->
     ns = f"t-{uuid.uuid4().hex[:10]}"
     home = tmp_path_factory.mktemp("export")
     with open_store(falkordb_url) as store:
-        mem = Memories(store, ns, AuditLog(home / "audit.jsonl"))
+        mem = MemoryWriter(store, ns, AuditLog(home / "audit.jsonl"))
         mem.remember("Acme was founded by Jane Roe.", principal=TESTER, title="Acme", tags=["Acme"])
         mem.remember("Jane Roe was born in Lisbon.", principal=TESTER)
         export_memories(store, ns, home / "export.json", scopes=["shared"])

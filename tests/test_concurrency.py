@@ -1,7 +1,7 @@
 """Nothing lost: real processes remembering concurrently into one namespace.
 
 Each of ``WORKERS`` spawned processes opens its own connection and remembers
-``PER_WORKER`` distinct texts through :meth:`Memories.remember`, all appending
+``PER_WORKER`` distinct texts through :meth:`MemoryWriter.remember`, all appending
 to one audit log. Afterwards every memory is there exactly once, readable by id,
 and the audit log verifies against the namespace's anchor with one record per
 memory. Run against the embedded FalkorDB and, when reachable, Neo4j.
@@ -24,7 +24,7 @@ from mragent.core.view import ReadView
 from mragent.memory.audit import AuditLog
 from mragent.memory.audit_records import read_records, verify
 from mragent.memory.principal import Principal
-from mragent.memory.writer import Memories
+from mragent.memory.writer import MemoryWriter
 
 WORKERS = 4
 PER_WORKER = 15
@@ -40,7 +40,7 @@ def _writer(url: str, ns: str, audit_path: str, out_path: str, worker: int, star
     """One process: connect, wait for the others, remember PER_WORKER texts."""
     principal = Principal("human", f"writer{worker}")
     with open_store(url) as store:
-        memories = Memories(store, ns, AuditLog(Path(audit_path)))
+        memories = MemoryWriter(store, ns, AuditLog(Path(audit_path)))
         start.wait(START_TIMEOUT)  # every writer begins at once: the first writes race too
         ids = [
             memories.remember(_text(worker, i), principal=principal).id for i in range(PER_WORKER)
@@ -94,7 +94,7 @@ def test_concurrent_writers_lose_nothing(
             texts = Counter(row["text"] for row in snapshot)
             expected = Counter(_text(w, i) for w in range(WORKERS) for i in range(PER_WORKER))
             assert texts == expected  # each text exactly once, none lost, none doubled
-            memories = Memories(store, ns, AuditLog(audit_path))
+            memories = MemoryWriter(store, ns, AuditLog(audit_path))
             records = {r.id: r for r in memories.records(written)}
             assert set(records) == set(written)
             assert all(r.trust == "accepted" and r.current for r in records.values())
@@ -124,7 +124,7 @@ def _same_writer(
 ) -> None:
     """One process: remember the one text every other process remembers too."""
     with open_store(url) as store:
-        memories = Memories(store, ns, AuditLog(Path(audit_path)))
+        memories = MemoryWriter(store, ns, AuditLog(Path(audit_path)))
         start.wait(START_TIMEOUT)
         result = memories.remember(SAME_TEXT, principal=Principal("human", f"same{worker}"))
     Path(out_path).write_text(json.dumps([result.id, result.created]))
@@ -161,7 +161,7 @@ def test_identical_concurrent_writes_make_one_memory(
                 "memory_ids", {"ns": ns, "scopes": ["shared"], "include_forgotten": True}
             )
             assert len(rows) == 1
-            memories = Memories(store, ns, AuditLog(audit_path))
+            memories = MemoryWriter(store, ns, AuditLog(audit_path))
             memories.forget(results[0][0], principal=Principal("human", "ana"), reason="test")
             snapshot = store.run("content_snapshot", {"ns": ns, **ReadView().params()})
             assert SAME_TEXT not in {row["text"] for row in snapshot}

@@ -27,7 +27,7 @@ from mragent.core.view import ReadView
 from mragent.evolution.encoding import decode, random_genotype
 from mragent.memory.audit import AuditLog
 from mragent.memory.ingest import WriteStamp, build_batches, namespace_stats, prepare_write
-from mragent.memory.reader import Memory
+from mragent.memory.reader import MemoryReader
 from tests.conftest import unavailable
 from tests.fixtures import CHAIN, INJECTIONS, TESTER, feed_page, ingest
 
@@ -212,7 +212,7 @@ def test_namespaces_are_isolated(store: GraphStore, ns: str) -> None:
 
 def test_native_vector_index_answers(store: GraphStore, ns: str) -> None:
     ingest(store, parse_corpus(CHAIN), ns)
-    memory = Memory(store, ns)
+    memory = MemoryReader(store, ns)
     vector = memory.embedder.embed_queries(["Jane Roe"])[0]
     cues = memory.index.cues
     hits = cues.native_dense(store, ns, ("shared",), vector, cues.admitted(("shared",)), k=2)
@@ -317,7 +317,7 @@ def test_a_failing_batch_writes_nothing(store: GraphStore, ns: str) -> None:
 
 def test_reconstruction_runs_end_to_end(store: GraphStore, ns: str) -> None:
     ingest(store, parse_corpus(CHAIN), ns)
-    memory = Memory(store, ns)
+    memory = MemoryReader(store, ns)
     shallow = memory.reconstruct(
         "Where was the founder of Acme born?", Genome(traversalDepth=1, cueK=1, hybridAlpha=0.0)
     )
@@ -341,7 +341,7 @@ def _genomes(count: int) -> list[Genome]:
     return list(dict.fromkeys([*PRESETS.values(), *sampled]))
 
 
-def _outcomes(memory: Memory, questions: list[Question], genome: Genome) -> list[tuple]:
+def _outcomes(memory: MemoryReader, questions: list[Question], genome: Genome) -> list[tuple]:
     """Per question, everything a result is made of: cues, order and scores, context,
     answer, work, R@k (scores exactly: a last-digit difference can flip a near-tie)."""
     out = []
@@ -374,7 +374,9 @@ def engines(engine_urls: dict[str, str | None]) -> Iterator[dict[str, GraphStore
 
 
 @contextlib.contextmanager
-def _each_engine(engines: dict[str, GraphStore], corpus: Corpus) -> Iterator[dict[str, Memory]]:
+def _each_engine(
+    engines: dict[str, GraphStore], corpus: Corpus
+) -> Iterator[dict[str, MemoryReader]]:
     """``corpus`` ingested on every compared engine, in a different content order on each:
     storage order (and the random ids) must never decide a result."""
     ns = f"t-{uuid.uuid4().hex[:12]}"
@@ -383,7 +385,7 @@ def _each_engine(engines: dict[str, GraphStore], corpus: Corpus) -> Iterator[dic
         for turn, (engine, store) in enumerate(engines.items()):
             contents = corpus.contents if turn % 2 == 0 else corpus.contents[::-1]
             ingest(store, dataclasses.replace(corpus, contents=contents), ns)
-            memories[engine] = Memory(store, ns)
+            memories[engine] = MemoryReader(store, ns)
         yield memories
     finally:
         for store in engines.values():

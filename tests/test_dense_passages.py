@@ -18,8 +18,8 @@ from mragent.core.retrieval.passages import PassageIndex
 from mragent.core.store.base import GraphStore
 from mragent.memory import index_files
 from mragent.memory.principal import Principal
-from mragent.memory.reader import Memory
-from mragent.memory.writer import Memories
+from mragent.memory.reader import MemoryReader
+from mragent.memory.writer import MemoryWriter
 from tests.fixtures import CHAIN, ingest
 
 EMBEDDER = HashingEmbedder()
@@ -127,11 +127,11 @@ ANA = Principal("human", "ana")
 
 
 def follows_the_feed_and_persists(
-    store: GraphStore, ns: str, index_dir: Path, memories: Memories
+    store: GraphStore, ns: str, index_dir: Path, memories: MemoryWriter
 ) -> None:
     """Passage vectors come with the change feed, persist with the index copy and leave
     with a forgotten content (``ns`` holds CHAIN, written with a semantic embedder)."""
-    first = Memory(store, ns)
+    first = MemoryReader(store, ns)
     assert len(first.index.passages.dense) == len(first.index.passages) > 0
     saved = list(index_dir.rglob("contents_hnsw.bin"))
     assert saved and stat.S_IMODE(os.stat(saved[0]).st_mode) == 0o600
@@ -147,7 +147,7 @@ def follows_the_feed_and_persists(
 
     # A new process starts from the saved copy, the passage vectors included.
     index_files.save(first.index, index_dir)
-    second = Memory(store, ns)
+    second = MemoryReader(store, ns)
     assert second.index.version == first.index.version
     assert second.index.passages.dense.search(vector, 64, every) == near
     question = "Who directs the Lyra observatory?"
@@ -164,7 +164,7 @@ def follows_the_feed_and_persists(
 def test_hashing_passages_enter_by_bm25_alone(store: GraphStore, ns: str) -> None:
     # Feature-hashing vectors count the words BM25 already weighs: no dense half.
     ingest(store, parse_corpus(CHAIN), ns)
-    memory = Memory(store, ns, index_dir=None)
+    memory = MemoryReader(store, ns, index_dir=None)
     assert memory.identity.lexical and len(memory.index.passages.dense) == 0
     passages, (_, mask) = memory.index.passages, memory._masks()
     question = "Where was the founder of Acme born?"

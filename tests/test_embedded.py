@@ -188,7 +188,7 @@ def test_an_acknowledged_write_survives_a_killed_server(tmp_path: Path) -> None:
     from mragent.core.store import open_store
     from mragent.memory.audit import AuditLog
     from mragent.memory.principal import Principal
-    from mragent.memory.writer import Memories
+    from mragent.memory.writer import MemoryWriter
 
     server = embedded.ensure_running(tmp_path)
     try:
@@ -197,14 +197,14 @@ def test_an_acknowledged_write_survives_a_killed_server(tmp_path: Path) -> None:
         client.close()
         audit = AuditLog(tmp_path / "audit.jsonl")
         with open_store(None, home=tmp_path) as store:
-            mem = Memories(store, "durable", audit)
+            mem = MemoryWriter(store, "durable", audit)
             ids = [
                 mem.remember(f"Pier {n} opens at dawn.", principal=Principal("human", "ana")).id
                 for n in range(5)
             ]
             os.kill(server.pid, signal.SIGKILL)
         with open_store(None, home=tmp_path) as store:
-            found = {record.id for record in Memories(store, "durable", audit).records(ids)}
+            found = {record.id for record in MemoryWriter(store, "durable", audit).records(ids)}
         assert found == set(ids)
     finally:
         embedded.stop(tmp_path)

@@ -56,8 +56,8 @@ from mragent.core.store import open_store
 from mragent.core.store.base import GraphStore
 from mragent.core.store.falkordb import FalkorStore
 from mragent.memory.audit import AuditLog
-from mragent.memory.reader import Memory
-from mragent.memory.writer import Memories
+from mragent.memory.reader import MemoryReader
+from mragent.memory.writer import MemoryWriter
 from tests.conftest import REPO, required_backends
 from tests.fixtures import CHAIN, feed_page, ingest
 from tests.test_dense_passages import follows_the_feed_and_persists
@@ -173,11 +173,11 @@ def test_a_reader_gets_the_stamped_embedder_and_refuses_another(falkordb_url: st
     with open_store(falkordb_url) as store:
         ingest(store, parse_corpus(CHAIN), ns, embedder=small)
         try:
-            memory = Memory(store, ns)  # no embedder named: the stamped one
+            memory = MemoryReader(store, ns)  # no embedder named: the stamped one
             assert memory.embedder.identity == small.identity
             assert memory.embedder.spec == "hashing:64"
             with pytest.raises(EmbeddingMismatch) as err:
-                Memory(store, ns, embedder=HashingEmbedder())
+                MemoryReader(store, ns, embedder=HashingEmbedder())
             message = str(err.value)
             assert "refusing a read" in message
             assert small.identity.as_text() in message
@@ -300,9 +300,9 @@ def test_contents_carry_their_passage_embedding(store: GraphStore, ns: str) -> N
 def test_purge_erases_the_passage_embedding(store: GraphStore, ns: str) -> None:
     from mragent.memory.audit import AuditLog
     from mragent.memory.principal import parse_principal
-    from mragent.memory.writer import Memories
+    from mragent.memory.writer import MemoryWriter
 
-    memories = Memories(store, ns, AuditLog())
+    memories = MemoryWriter(store, ns, AuditLog())
     ana, bob = parse_principal("human:ana"), parse_principal("human:bob")
     first = memories.remember("Tomas keeps the spare keys in the red box.", principal=ana)
     query = "MATCH (m:Content) WHERE m.ns = $ns AND m.id = $id RETURN m.embedding AS embedding"
@@ -440,7 +440,7 @@ def test_a_paraphrased_first_hop_passage_enters_the_graph_densely(
     genome = Genome(cueK=2, traversalDepth=2)
     with private_graph() as store:
         ingest(store, parse_corpus(PARAPHRASE_CORPUS), "paraphrase", embedder=model)
-        memory = Memory(store, "paraphrase", index_dir=None)
+        memory = MemoryReader(store, "paraphrase", index_dir=None)
         dense = memory.reconstruct(question, genome)
         # The same reader with its passage vectors gone: cue search alone enters.
         memory.index.passages.dense = DensePassages(memory.identity.dimension)
@@ -460,7 +460,7 @@ def test_passage_vectors_of_a_real_model_follow_the_feed_and_persist(
     model = real_model("model")
     with private_graph() as store:
         ingest(store, parse_corpus(CHAIN), "feed", embedder=model)
-        memories = Memories(store, "feed", AuditLog(), embedder=model)
+        memories = MemoryWriter(store, "feed", AuditLog(), embedder=model)
         follows_the_feed_and_persists(store, "feed", index_dir, memories)
 
 
@@ -607,7 +607,7 @@ def test_a_namespace_a_real_model_stamped_reads_with_the_real_model_default(
     with private_graph() as store:
         ingest(store, parse_corpus(PARAPHRASE_CORPUS), "stamped", embedder=model)
         ingest(store, parse_corpus(PARAPHRASE_CORPUS), "hashed")
-        real, hashed = Memory(store, "stamped", index_dir=None), Memory(store, "hashed")
+        real, hashed = MemoryReader(store, "stamped", index_dir=None), MemoryReader(store, "hashed")
         assert real.default_genome == PRESETS[REAL_MODEL] and real.default_genome.rounds == 2
         assert hashed.default_genome == PRESETS["default"]
         two, one = real.reconstruct(question), hashed.reconstruct(question)

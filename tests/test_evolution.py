@@ -47,7 +47,7 @@ from mragent.evolution.run import (
 from mragent.evolution.split import split_questions
 from mragent.evolution.study import Study
 from mragent.evolution.trial import Evaluation, Trial, dominates, evaluation_from, pareto_front
-from mragent.memory.reader import Memory
+from mragent.memory.reader import MemoryReader
 
 # --------------------------------------------------------------------------- helpers
 
@@ -561,7 +561,7 @@ def test_dask_workers_each_open_their_own_connection(falkor: GraphStore, corpus_
 
     questions = load_corpus(corpus_path).questions
     genomes = [*PRESETS.values(), *(Genome(cueK=k, maxContent=m) for k in (2, 3) for m in (3, 6))]
-    memory = Memory(falkor, "evolve-test")
+    memory = MemoryReader(falkor, "evolve-test")
     serial = [evaluate_genome(memory, questions, g) for g in genomes]
     embedded = Questions.embedded(memory, questions)
     pool = DaskPool(falkor.secret_url, "evolve-test", embedded, workers=2)

@@ -23,7 +23,7 @@ from mragent.evolution.fidelity import Racing, could_enter_front
 from mragent.evolution.hypervolume import hypervolume
 from mragent.evolution.report import REPORT_JSON, write_reports
 from mragent.evolution.study import NSGA2, NSGA3, Study, reference_points
-from mragent.memory.reader import Memory
+from mragent.memory.reader import MemoryReader
 from tests.test_evolution import (  # noqa: F401  (fixtures)
     _evaluation,
     _fake_evaluate,
@@ -68,7 +68,7 @@ def _fingerprint(study: Study) -> list[tuple[Any, ...]]:
 
 def _racing_study(store: GraphStore, questions: list[Any], **evaluator: Any) -> Study:
     racing = Racing(share=1 / 3, margin=0.0)
-    memory = Memory(store, "evolve-test")
+    memory = MemoryReader(store, "evolve-test")
     judge = Evaluator(memory, questions, screening=racing.subset(questions, 3), **evaluator)
     study = Study(judge, population=6, generations=3, seed=3, seeds=SEEDS, racing=racing)
     with judge:
@@ -88,7 +88,7 @@ def test_racing_scores_in_full_only_genomes_that_could_enter_the_front(
     assert screened and len(full) > len(SEEDS) + 1
     assert {t.origin for t in full} >= {"baseline", "seed"}
     # The figures are measurements at their fidelity: a plain evaluation agrees.
-    memory = Memory(falkor, "evolve-test")
+    memory = MemoryReader(falkor, "evolve-test")
     subset = [questions[i] for i in evaluator.screening]
     for trial in full[:2] + full[-2:]:
         assert evaluate_genome(memory, questions, trial.genome).values == trial.values
@@ -210,7 +210,7 @@ def test_a_racing_study_resumed_from_its_checkpoint_continues_exactly(
     racing = Racing(share=1 / 3, margin=0.0)
 
     def study(generations: int) -> Study:
-        memory = Memory(falkor, "evolve-test")
+        memory = MemoryReader(falkor, "evolve-test")
         judge = Evaluator(memory, questions, screening=racing.subset(questions, 3))
         return Study(
             judge, population=6, generations=generations, seed=3, seeds=SEEDS, racing=racing

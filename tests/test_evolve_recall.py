@@ -28,7 +28,7 @@ from mragent.evolution.report import REPORT_JSON, REPORT_MD, write_reports
 from mragent.evolution.run import EvolveOptions, run_evolve
 from mragent.evolution.study import Study
 from mragent.evolution.trial import TIMED_OUT_COST, Evaluation, Trial, dominates, pareto_front
-from mragent.memory.reader import Memory
+from mragent.memory.reader import MemoryReader
 
 FIXTURES = Path(__file__).parent / "datasets_data"
 QUESTIONS = FIXTURES / "musique_mini.json"
@@ -144,7 +144,7 @@ def mini_ns(falkor_store: GraphStore, mini: Corpus) -> Iterator[str]:
 def test_time_cap_marks_a_slow_genome_dominated(
     falkor_store: GraphStore, mini: Corpus, mini_ns: str
 ) -> None:
-    memory = Memory(falkor_store, mini_ns)
+    memory = MemoryReader(falkor_store, mini_ns)
     genome = PRESETS["default"]
     full = evaluate_genome(memory, mini.questions, genome, EvaluationPolicy("recall"))
     capped = evaluate_genome(memory, mini.questions, genome, EvaluationPolicy("recall", 1e-6))
@@ -179,7 +179,7 @@ def test_real_run_optimises_measured_recall_within_the_depth_bound(
     # The preset seeds reach depth 3 and 4; within the bound only the baseline keeps 2.
     assert all(t.genome.traversalDepth == 1 for t in trials[1:])
     # Recall is measured on the genome's retrieved order, question by question.
-    memory = Memory(falkor_store, mini_ns)
+    memory = MemoryReader(falkor_store, mini_ns)
     measured = summarise(run_questions(memory, run.train, trials[0].genome)).recall
     assert trials[0].values[0] == pytest.approx(measured[5])
 

@@ -29,7 +29,7 @@ from mragent.core.genome import PRESETS, Genome, PromptStrategy
 from mragent.core.store import open_store
 from mragent.core.store.base import GraphStore
 from mragent.memory.ingest import namespace_stats
-from mragent.memory.reader import Memory
+from mragent.memory.reader import MemoryReader
 from tests.fixtures import CHAIN, INJECTIONS, ingest
 
 QUESTION = CHAIN["questions"][0]["question"]
@@ -37,16 +37,16 @@ DEFAULT = PRESETS["default"]
 
 
 @pytest.fixture
-def memory(store: GraphStore, ns: str) -> Memory:
+def memory(store: GraphStore, ns: str) -> MemoryReader:
     ingest(store, parse_corpus(CHAIN), ns)
-    return Memory(store, ns)
+    return MemoryReader(store, ns)
 
 
 def _named(trace: Trace, nodes: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(f"{trace.nodes[n].label}:{trace.nodes[n].name}" for n in nodes)
 
 
-def test_trace_shows_cues_paths_contents_and_answer(memory: Memory) -> None:
+def test_trace_shows_cues_paths_contents_and_answer(memory: MemoryReader) -> None:
     trace = build_trace(memory, QUESTION, DEFAULT)
     rec = trace.reconstruction
     assert "Acme" in [c.text for c in rec.cues]
@@ -72,7 +72,7 @@ def test_trace_shows_cues_paths_contents_and_answer(memory: Memory) -> None:
     assert "answer:" in screen and "cue_search" in screen and "traversal" in screen
 
 
-def test_pruned_paths_are_reported_with_their_reason(memory: Memory) -> None:
+def test_pruned_paths_are_reported_with_their_reason(memory: MemoryReader) -> None:
     floor = 0.4
     strict = build_trace(memory, QUESTION, DEFAULT.replace(pruneThreshold=floor))
     pruned = [p for p in strict.paths if p.fate is Fate.PRUNED]
@@ -91,7 +91,7 @@ def test_pruned_paths_are_reported_with_their_reason(memory: Memory) -> None:
     assert "pruned: evidence" in screen.export_text()
 
 
-def test_cut_by_max_content_and_dropped_by_prompt_strategy(memory: Memory) -> None:
+def test_cut_by_max_content_and_dropped_by_prompt_strategy(memory: MemoryReader) -> None:
     genome = DEFAULT.replace(maxContent=2, promptStrategy=PromptStrategy.TERSE.value)
     trace = build_trace(memory, QUESTION, genome)
     fates = {c.title: (c.fate, c.reason) for c in trace.contents}
@@ -112,7 +112,9 @@ def _path_ids(value: Any) -> tuple[str, ...]:
     return tuple(item["id"] for item in value if isinstance(item, dict))
 
 
-def test_browser_cypher_draws_exactly_the_used_paths(store: GraphStore, memory: Memory) -> None:
+def test_browser_cypher_draws_exactly_the_used_paths(
+    store: GraphStore, memory: MemoryReader
+) -> None:
     trace = build_trace(memory, QUESTION, DEFAULT.replace(pruneThreshold=0.4))
     text = browser_cypher(trace)
     assert text.count("MATCH p = ") == len(trace.used_paths)
@@ -131,7 +133,7 @@ def test_only_uuid_like_ids_are_printed_into_cypher(payload: str) -> None:
 
 
 def test_persisted_traces_are_capped_and_invisible_to_retrieval(
-    store: GraphStore, memory: Memory, ns: str
+    store: GraphStore, memory: MemoryReader, ns: str
 ) -> None:
     trace = build_trace(memory, QUESTION, DEFAULT)
     before = memory.reconstruct(QUESTION, DEFAULT)
@@ -156,7 +158,7 @@ def test_persisted_traces_are_capped_and_invisible_to_retrieval(
     assert list_traces(store, ns) == []
 
 
-def test_cap_refuses_nonsense(store: GraphStore, memory: Memory) -> None:
+def test_cap_refuses_nonsense(store: GraphStore, memory: MemoryReader) -> None:
     trace = build_trace(memory, QUESTION, DEFAULT)
     with pytest.raises(ValueError, match="keep"):
         persist_trace(store, trace, keep=0)
@@ -223,7 +225,7 @@ def test_html_page_escapes_memory_text(falkor_store: GraphStore, tmp_path: Path)
     ns = "explain-escape"
     try:
         ingest(falkor_store, parse_corpus(data), ns)
-        trace = build_trace(Memory(falkor_store, ns), f"Who founded Evil {payload}?", DEFAULT)
+        trace = build_trace(MemoryReader(falkor_store, ns), f"Who founded Evil {payload}?", DEFAULT)
     finally:
         falkor_store.run("delete_namespace", {"ns": ns})
     assert trace.used_paths and any(payload in n.name for n in trace.nodes.values())
@@ -242,7 +244,7 @@ def test_html_view_draws_paths_to_contents_the_trace_does_not_list(
     ns = "explain-unlisted"
     try:
         ingest(falkor_store, parse_corpus(CHAIN), ns)
-        trace = build_trace(Memory(falkor_store, ns), QUESTION, DEFAULT)
+        trace = build_trace(MemoryReader(falkor_store, ns), QUESTION, DEFAULT)
     finally:
         falkor_store.run("delete_namespace", {"ns": ns})
     dropped = trace.paths[0].nodes[-1]

@@ -163,3 +163,14 @@ def test_readers_of_past_views_are_not_kept_without_bound(store: GraphStore, ns:
     for step in range(10):
         memory.recall(QUESTION, as_of=memory.get(written.id).recorded_at + step)
     assert len(memory._readers) == KEPT_READERS
+
+
+def test_a_namespace_deleted_under_a_session_answers_nothing(store: GraphStore, ns: str) -> None:
+    memory = open_memory(ns, principal="human:ana", store=store)
+    memory.remember(FACT)
+    assert memory.recall(QUESTION).answer == "Oslo"  # the reader is built now and kept
+    store.run("delete_namespace", {"ns": ns})
+    found = memory.recall(QUESTION)
+    assert found.abstained and found.answer is None and found.context == []
+    memory.remember("The build server is in Bergen.")
+    assert memory.recall(QUESTION).answer == "Bergen"

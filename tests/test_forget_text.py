@@ -17,7 +17,7 @@ from mragent.core.store.base import GraphStore
 from mragent.memory.audit import AuditLog
 from mragent.memory.ingest import forget_key, ingest
 from mragent.memory.principal import Principal
-from mragent.memory.writer import Memories
+from mragent.memory.writer import MemoryWriter
 
 ANA = Principal("human", "ana")
 SECRET = "The vault code is 4711."
@@ -30,35 +30,37 @@ def test_the_forget_key_normalises_whitespace_only() -> None:
 
 
 @pytest.fixture
-def forgotten(store: GraphStore, ns: str, audit_log_path: Path) -> Memories:
-    memories = Memories(store, ns, AuditLog(audit_log_path))
+def forgotten(store: GraphStore, ns: str, audit_log_path: Path) -> MemoryWriter:
+    memories = MemoryWriter(store, ns, AuditLog(audit_log_path))
     written = memories.remember(SECRET, principal=ANA)
     memories.forget(written.id, principal=ANA, reason="leaked")
     return memories
 
 
 @pytest.mark.parametrize("text", SPELLINGS)
-def test_remember_refuses_the_text_with_other_whitespace(forgotten: Memories, text: str) -> None:
+def test_remember_refuses_the_text_with_other_whitespace(
+    forgotten: MemoryWriter, text: str
+) -> None:
     with pytest.raises(WriteRefused, match="identical text was forgotten"):
         forgotten.remember(text, principal=ANA)
 
 
 def test_remember_refuses_it_in_another_scope_without_naming_the_memory(
-    forgotten: Memories,
+    forgotten: MemoryWriter,
 ) -> None:
     with pytest.raises(WriteRefused, match=r"forgotten \(in another scope\)"):
         forgotten.remember(SECRET + " ", principal=ANA, scope="ops")
     assert forgotten.remember(SECRET, principal=ANA, scope="ops", readmit=True).created
 
 
-def test_correct_refuses_it(forgotten: Memories) -> None:
+def test_correct_refuses_it(forgotten: MemoryWriter) -> None:
     other = forgotten.remember("The harbour opens at five.", principal=ANA)
     with pytest.raises(WriteRefused, match="identical text was forgotten"):
         forgotten.correct(other.id, SECRET + "  ", principal=ANA)
 
 
 def test_it_stays_refused_after_purge_and_in_bulk_writes(
-    forgotten: Memories, tmp_path: Path
+    forgotten: MemoryWriter, tmp_path: Path
 ) -> None:
     (gone,) = [r for r in forgotten.store.run("memory_tombstone_hashes", {"ns": forgotten.ns})]
     forgotten.purge(gone["lineage"], principal=ANA, reason="leaked")
@@ -71,11 +73,11 @@ def test_it_stays_refused_after_purge_and_in_bulk_writes(
 
 
 def test_import_refuses_it(
-    store: GraphStore, forgotten: Memories, ns: str, tmp_path: Path, audit_log_path: Path
+    store: GraphStore, forgotten: MemoryWriter, ns: str, tmp_path: Path, audit_log_path: Path
 ) -> None:
     source = f"{ns}-src"
     try:
-        other = Memories(store, source, AuditLog(audit_log_path))
+        other = MemoryWriter(store, source, AuditLog(audit_log_path))
         other.remember(SECRET + " ", principal=ANA)
         path = tmp_path / "memories.json"
         export_memories(store, source, path, scopes=["shared"])

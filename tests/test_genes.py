@@ -18,7 +18,7 @@ from mragent.core.retrieval.reconstruct import Candidate, Trail
 from mragent.core.retrieval.rerank import personalized_pagerank, rerank
 from mragent.core.retrieval.synthesis import assemble
 from mragent.core.store.base import GraphStore
-from mragent.memory.reader import Memory
+from mragent.memory.reader import MemoryReader
 from tests.fixtures import ingest
 
 # Acme's founder chain, plus a hub tag (Guild) that many contents mention.
@@ -68,18 +68,18 @@ QUESTION = "Where was the founder of Acme born?"
 
 
 @pytest.fixture(scope="module")
-def memory(falkor_store: GraphStore) -> Iterator[Memory]:
+def memory(falkor_store: GraphStore) -> Iterator[MemoryReader]:
     ns = f"genes-{uuid.uuid4().hex[:8]}"
     ingest(falkor_store, parse_corpus(GENE_CORPUS), ns)
-    yield Memory(falkor_store, ns)
+    yield MemoryReader(falkor_store, ns)
     falkor_store.run("delete_namespace", {"ns": ns})
 
 
-def _keys(memory: Memory, genome: Genome, question: str = QUESTION) -> list[str]:
+def _keys(memory: MemoryReader, genome: Genome, question: str = QUESTION) -> list[str]:
     return [r.candidate.key for r in memory.reconstruct(question, genome).context.items]
 
 
-def test_cueK_adds_entry_points(memory: Memory) -> None:
+def test_cueK_adds_entry_points(memory: MemoryReader) -> None:
     question = "Acme and Beta Mills"
     one = memory.reconstruct(question, Genome(cueK=1, traversalDepth=1))
     two = memory.reconstruct(question, Genome(cueK=2, traversalDepth=1))
@@ -161,7 +161,7 @@ def test_fusion_methods_order_cues_differently() -> None:
     }
 
 
-def test_traversalDepth_reaches_the_bridge(memory: Memory) -> None:
+def test_traversalDepth_reaches_the_bridge(memory: MemoryReader) -> None:
     genome = Genome(cueK=1, hybridAlpha=0.0)
     depth1 = memory.reconstruct(QUESTION, genome.replace(traversalDepth=1))
     depth2 = memory.reconstruct(QUESTION, genome.replace(traversalDepth=2))
@@ -170,7 +170,7 @@ def test_traversalDepth_reaches_the_bridge(memory: Memory) -> None:
     assert depth2.hops == 2 and depth1.hops == 1 and depth2.work > depth1.work
 
 
-def test_tagFanout_limits_expansion(memory: Memory) -> None:
+def test_tagFanout_limits_expansion(memory: MemoryReader) -> None:
     genome = Genome(cueK=1, hybridAlpha=0.0, traversalDepth=2, pruneThreshold=0.0)
     narrow = memory.reconstruct("Acme", genome.replace(tagFanout=1))
     wide = memory.reconstruct("Acme", genome.replace(tagFanout=8))
@@ -178,7 +178,7 @@ def test_tagFanout_limits_expansion(memory: Memory) -> None:
     assert narrow.work < wide.work
 
 
-def test_pruneThreshold_drops_weak_paths(memory: Memory) -> None:
+def test_pruneThreshold_drops_weak_paths(memory: MemoryReader) -> None:
     genome = Genome(cueK=1, hybridAlpha=0.0, traversalDepth=3, tagFanout=8)
     loose = memory.reconstruct("Acme", genome.replace(pruneThreshold=0.0))
     strict = memory.reconstruct("Acme", genome.replace(pruneThreshold=0.4))
@@ -187,7 +187,7 @@ def test_pruneThreshold_drops_weak_paths(memory: Memory) -> None:
     assert strict.work < loose.work
 
 
-def test_maxContent_caps_the_context(memory: Memory) -> None:
+def test_maxContent_caps_the_context(memory: MemoryReader) -> None:
     genome = Genome(cueK=1, hybridAlpha=0.0, traversalDepth=2, tagFanout=8, pruneThreshold=0.0)
     small = memory.reconstruct("Acme", genome.replace(maxContent=2))
     large = memory.reconstruct("Acme", genome.replace(maxContent=8))
@@ -232,7 +232,7 @@ def test_rerank_gnn_lifts_contents_sharing_tags_with_strong_ones() -> None:
     assert order == ["strong", "near", "far"]
 
 
-def test_promptStrategy_changes_the_context(memory: Memory) -> None:
+def test_promptStrategy_changes_the_context(memory: MemoryReader) -> None:
     genome = Genome(cueK=1, hybridAlpha=0.0, traversalDepth=2, tagFanout=8, pruneThreshold=0.0)
     ranked = memory.reconstruct("Acme", genome).ranked
     full = assemble(ranked, PromptStrategy.EVIDENCE_FIRST, 10)
@@ -245,7 +245,7 @@ def test_promptStrategy_changes_the_context(memory: Memory) -> None:
     assert scores == sorted(scores, reverse=True)
 
 
-def test_native_vector_index_chooses_the_same_cues_at_high_ef(memory: Memory) -> None:
+def test_native_vector_index_chooses_the_same_cues_at_high_ef(memory: MemoryReader) -> None:
     genome = Genome(efSearch=256, cueK=5)
     for question in (QUESTION, "Beta Mills paper", "river Tagus", "workshop Guild member"):
         hnsw = [c.id for c in memory.reconstruct(question, genome).cues]
@@ -268,7 +268,7 @@ def test_damping_sets_how_far_ppr_walks_from_the_entries() -> None:
     assert [r.candidate.id for r in ranked] == ["a", "b"]
 
 
-def test_the_reader_hands_damping_to_ppr(memory: Memory) -> None:
+def test_the_reader_hands_damping_to_ppr(memory: MemoryReader) -> None:
     genome = Genome(rerank=Rerank.PPR, graphWeight=2.0)
     low = memory.reconstruct(QUESTION, genome.replace(damping=0.05))
     high = memory.reconstruct(QUESTION, genome.replace(damping=0.95))

@@ -28,7 +28,7 @@ from mragent.apps.views.html_view import MIN_LABEL_PX, build_network, write_html
 from mragent.core.corpus import load_corpus, parse_corpus, reference_corpus_path
 from mragent.core.genome import PRESETS, Genome
 from mragent.core.store.base import GraphStore
-from mragent.memory.reader import Memory
+from mragent.memory.reader import MemoryReader
 from tests.conftest import required_backends
 from tests.fixtures import CHAIN, ingest
 from tests.test_views import SEEDING_GENOME, SEEDING_QUESTION
@@ -97,7 +97,7 @@ def _trace(store: GraphStore, corpus: dict, question: str, genome: Genome) -> Tr
     ns = f"html-{uuid.uuid4().hex[:8]}"
     try:
         ingest(store, parse_corpus(corpus), ns)
-        return build_trace(Memory(store, ns), question, genome)
+        return build_trace(MemoryReader(store, ns), question, genome)
     finally:
         store.run("delete_namespace", {"ns": ns})
 
@@ -154,7 +154,7 @@ def test_html_view_marks_contents_seeding_brought_in(
     ns = f"html-{uuid.uuid4().hex[:8]}"
     try:
         ingest(falkor_store, load_corpus(reference_corpus_path()), ns)
-        trace = build_trace(Memory(falkor_store, ns), SEEDING_QUESTION, SEEDING_GENOME)
+        trace = build_trace(MemoryReader(falkor_store, ns), SEEDING_QUESTION, SEEDING_GENOME)
     finally:
         falkor_store.run("delete_namespace", {"ns": ns})
     page = tmp_path / "seeded.html"
@@ -208,7 +208,7 @@ def test_html_view_routes_edges_around_nodes_and_keeps_labels_apart(
     ns = f"html-{uuid.uuid4().hex[:8]}"
     try:
         ingest(falkor_store, load_corpus(reference_corpus_path()), ns)
-        trace = build_trace(Memory(falkor_store, ns), question, genome)
+        trace = build_trace(MemoryReader(falkor_store, ns), question, genome)
     finally:
         falkor_store.run("delete_namespace", {"ns": ns})
     page = tmp_path / "routed.html"

@@ -27,8 +27,8 @@ from mragent.core.store.base import GraphStore
 from mragent.memory import index_files
 from mragent.memory.audit import AuditLog
 from mragent.memory.principal import Principal
-from mragent.memory.reader import Memory
-from mragent.memory.writer import Memories
+from mragent.memory.reader import MemoryReader
+from mragent.memory.writer import MemoryWriter
 
 ANA = Principal("human", "ana")
 FACT = "The Lyra observatory is directed by Mara Voss."
@@ -39,9 +39,9 @@ READ = """
 import sys
 from mragent.core.genome import PRESETS
 from mragent.core.store import open_store
-from mragent.memory.reader import Memory
+from mragent.memory.reader import MemoryReader
 with open_store(sys.argv[1]) as store:
-    memory = Memory(store, sys.argv[2])
+    memory = MemoryReader(store, sys.argv[2])
     print(memory.reconstruct(sys.argv[3], PRESETS["default"]).context.text)
 """
 
@@ -54,12 +54,12 @@ def ns(falkor_store: GraphStore) -> Iterator[str]:
 
 
 @pytest.fixture
-def memories(falkor_store: GraphStore, ns: str, audit_log_path: Path) -> Memories:
-    return Memories(falkor_store, ns, AuditLog(audit_log_path))
+def memories(falkor_store: GraphStore, ns: str, audit_log_path: Path) -> MemoryWriter:
+    return MemoryWriter(falkor_store, ns, AuditLog(audit_log_path))
 
 
 @pytest.fixture
-def fact(memories: Memories) -> str:
+def fact(memories: MemoryWriter) -> str:
     """The id of the memory a test purges (beside one it keeps)."""
     written = memories.remember(FACT, principal=ANA, title="Lyra observatory")
     memories.remember("The Perseus bridge was built by Anton Weiss.", principal=ANA)
@@ -74,13 +74,13 @@ def _copy(index_dir: Path) -> Path:
 
 def test_a_crafted_hnsw_file_is_deleted_and_rebuilt_not_loaded(
     falkor_store: GraphStore,
-    memories: Memories,
+    memories: MemoryWriter,
     fact: str,
     ns: str,
     index_dir: Path,
     falkordb_url: str,
 ) -> None:
-    Memory(falkor_store, ns)
+    MemoryReader(falkor_store, ns)
     crafted = _copy(index_dir) / "hnsw.bin"
     data = bytearray(crafted.read_bytes())
     data[ENTRY_POINT_OFFSET : ENTRY_POINT_OFFSET + 4] = (0x7FFFFFF0).to_bytes(4, "little")
@@ -98,13 +98,13 @@ def test_a_crafted_hnsw_file_is_deleted_and_rebuilt_not_loaded(
 
 def test_zeroed_live_masks_are_deleted_and_rebuilt(
     falkor_store: GraphStore,
-    memories: Memories,
+    memories: MemoryWriter,
     fact: str,
     ns: str,
     index_dir: Path,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    Memory(falkor_store, ns)
+    MemoryReader(falkor_store, ns)
     cues = _copy(index_dir) / "cues.npz"
     with np.load(cues, allow_pickle=False) as saved:
         arrays = {key: saved[key] for key in saved.files}
@@ -112,7 +112,7 @@ def test_zeroed_live_masks_are_deleted_and_rebuilt(
     with open(cues, "wb") as handle:
         np.savez(handle, **arrays)  # type: ignore[arg-type]
     with caplog.at_level(logging.WARNING, logger="mragent.memory.index_files"):
-        reader = Memory(falkor_store, ns)
+        reader = MemoryReader(falkor_store, ns)
     assert "fails its signature check" in caplog.text
     assert reader.index.cues.live.any()
     assert "Mara Voss" in reader.reconstruct(QUESTION, PRESETS["default"]).context.text
@@ -120,7 +120,7 @@ def test_zeroed_live_masks_are_deleted_and_rebuilt(
 
 def test_a_copy_from_before_a_purge_is_deleted_wherever_it_lives(
     falkor_store: GraphStore,
-    memories: Memories,
+    memories: MemoryWriter,
     fact: str,
     ns: str,
     index_dir: Path,
@@ -130,34 +130,34 @@ def test_a_copy_from_before_a_purge_is_deleted_wherever_it_lives(
     """A second index directory (another MRAGENT_INDEX_DIR) keeps a copy the purging
     process never saw: the first reader that looks there deletes it."""
     elsewhere = tmp_path / "elsewhere"
-    Memory(falkor_store, ns, index_dir=elsewhere)
+    MemoryReader(falkor_store, ns, index_dir=elsewhere)
     before = _copy(elsewhere)
     memories.purge(fact, principal=ANA, reason="test")
     (space,) = falkor_store.run("get_space", {"ns": ns})
-    identity = Memory(falkor_store, ns, index_dir=tmp_path / "other").identity
+    identity = MemoryReader(falkor_store, ns, index_dir=tmp_path / "other").identity
     assert index_files.load(space, ns, ("shared",), identity, elsewhere) is None
     assert not before.exists()  # seen, void, deleted (not merely skipped)
-    reader = Memory(falkor_store, ns, index_dir=elsewhere)
+    reader = MemoryReader(falkor_store, ns, index_dir=elsewhere)
     assert "voss" not in reader.index.passages.sparse.vocab
     assert "Lyra observatory" not in reader.index.passages.titles
 
 
 def test_a_reader_open_across_a_purge_writes_no_copy_with_the_erased_words(
     falkor_store: GraphStore,
-    memories: Memories,
+    memories: MemoryWriter,
     fact: str,
     ns: str,
     index_dir: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    reader = Memory(falkor_store, ns)
+    reader = MemoryReader(falkor_store, ns)
     assert "voss" in reader.index.passages.sparse.vocab
     memories.purge(fact, principal=ANA, reason="test")
     shutil.rmtree(index_dir, ignore_errors=True)
     reader.refresh()  # rebuilt: the purge voids what it held, and it saves a new copy
     assert "voss" not in reader.index.passages.sparse.vocab
     assert "Lyra observatory" not in reader.index.passages.titles
-    fresh = Memory(falkor_store, ns)
+    fresh = MemoryReader(falkor_store, ns)
     assert fresh.version == reader.version  # loaded from the copy the old reader wrote
     assert "voss" not in fresh.index.passages.sparse.vocab
     assert not any(b"Voss" in p.read_bytes() or b"voss" in p.read_bytes()

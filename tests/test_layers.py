@@ -93,7 +93,7 @@ def test_the_check_sees_function_local_and_relative_imports(tmp_path: Path) -> N
     (package / "__init__.py").write_text("from mragent.cli import app\n")
     (package / "core" / "__init__.py").write_text("")
     (package / "core" / "view.py").write_text(
-        "def f():\n    from mragent.memory.reader import Memory\n    return Memory\n"
+        "def f():\n    from mragent.memory.reader import MemoryReader\n    return MemoryReader\n"
     )
     (package / "core" / "text.py").write_text("from ..memory import writer\n")
     (package / "memory" / "__init__.py").write_text("from . import reader\n")

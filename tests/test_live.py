@@ -24,8 +24,8 @@ from mragent.core.view import ReadView
 from mragent.memory import live_index
 from mragent.memory.audit import AuditLog
 from mragent.memory.principal import Principal
-from mragent.memory.reader import Memory
-from mragent.memory.writer import Memories
+from mragent.memory.reader import MemoryReader
+from mragent.memory.writer import MemoryWriter
 from tests.fixtures import CHAIN, feed_page, ingest
 
 pytestmark = pytest.mark.backend
@@ -44,15 +44,15 @@ def _clock(start: float = 1_000_000.0) -> Callable[[], float]:
 
 
 @pytest.fixture
-def memories(store: GraphStore, ns: str, audit_log_path: Path) -> Memories:
-    return Memories(store, ns, AuditLog(audit_log_path), clock=_clock())
+def memories(store: GraphStore, ns: str, audit_log_path: Path) -> MemoryWriter:
+    return MemoryWriter(store, ns, AuditLog(audit_log_path), clock=_clock())
 
 
 def _version(store: GraphStore, ns: str) -> int:
     return int(store.run("get_space", {"ns": ns})[0]["version"])
 
 
-def _context(memory: Memory, question: str = QUESTION, genome: Genome = GENOME) -> str:
+def _context(memory: MemoryReader, question: str = QUESTION, genome: Genome = GENOME) -> str:
     return memory.reconstruct(question, genome).context.text
 
 
@@ -79,7 +79,7 @@ class _Counting:
 
 
 def test_every_write_bumps_the_version_and_stamps_what_it_changed(
-    memories: Memories, store: GraphStore, ns: str
+    memories: MemoryWriter, store: GraphStore, ns: str
 ) -> None:
     first = memories.remember(FACT, principal=SCOUT)
     steps: list[tuple[str, Callable[[], Any], str | None]] = [
@@ -107,10 +107,10 @@ def test_every_write_bumps_the_version_and_stamps_what_it_changed(
 
 
 def test_a_write_is_reflected_by_the_next_recall(
-    memories: Memories, store: GraphStore, ns: str
+    memories: MemoryWriter, store: GraphStore, ns: str
 ) -> None:
     memories.remember("The Perseus bridge was built by Anton Weiss.", principal=ANA)
-    reader = Memory(store, ns)
+    reader = MemoryReader(store, ns)
     assert "Mara Voss" not in _context(reader)
     memories.remember(FACT, principal=ANA)
     with _Counting(store) as calls:
@@ -125,12 +125,15 @@ def test_a_write_is_reflected_by_the_next_recall(
 
 
 def test_a_reader_opened_before_a_change_never_returns_what_it_hides(
-    memories: Memories, store: GraphStore, ns: str
+    memories: MemoryWriter, store: GraphStore, ns: str
 ) -> None:
     old = memories.remember(FACT, principal=ANA)
     agent = memories.remember("The Vega ferry is captained by Nadia Okafor.", principal=SCOUT)
     ferry = "Who captains the Vega ferry?"
-    readers = [Memory(store, ns), Memory(store, ns, view=ReadView(include_pending=True))]
+    readers = [
+        MemoryReader(store, ns),
+        MemoryReader(store, ns, view=ReadView(include_pending=True)),
+    ]
     # The controls: before the changes each reader finds what it may see.
     assert "Mara Voss" in _context(readers[0]) and "Nadia Okafor" in _context(readers[1], ferry)
 
@@ -152,16 +155,16 @@ def test_a_reader_opened_before_a_change_never_returns_what_it_hides(
 
 
 def test_a_scope_replaced_after_the_reader_opened_is_read_as_it_is_now(
-    memories: Memories, store: GraphStore, ns: str, audit_log_path: Path, tmp_path: Path
+    memories: MemoryWriter, store: GraphStore, ns: str, audit_log_path: Path, tmp_path: Path
 ) -> None:
     memories.remember("The team meets in the Orion room.", principal=ANA, scope="team")
-    reader = Memory(store, ns, view=ReadView(scopes=("shared", "team")))
+    reader = MemoryReader(store, ns, view=ReadView(scopes=("shared", "team")))
     question = "Which room does the team meet in?"
     assert "Orion" in _context(reader, question)  # the control
     source = f"{ns}-source"
     audit = AuditLog(audit_log_path)
     try:
-        Memories(store, source, audit, clock=_clock()).remember(
+        MemoryWriter(store, source, audit, clock=_clock()).remember(
             "The team meets in the Lynx room.", principal=ANA, scope="team"
         )
         path = tmp_path / "team.json"
@@ -177,7 +180,7 @@ def test_a_scope_replaced_after_the_reader_opened_is_read_as_it_is_now(
 
 def test_a_deleted_and_rewritten_namespace_is_read_from_scratch(store: GraphStore, ns: str) -> None:
     ingest(store, parse_corpus(CHAIN), ns)
-    reader = Memory(store, ns)
+    reader = MemoryReader(store, ns)
     uid = reader.index.uid
     store.run("delete_namespace", {"ns": ns})
     data = {"contents": [{"id": "mars", "title": "Mars", "text": "Mars has two moons."}]}
@@ -191,10 +194,10 @@ def test_a_deleted_and_rewritten_namespace_is_read_from_scratch(store: GraphStor
 
 
 def test_a_new_process_loads_the_saved_index_and_reads_only_the_delta(
-    memories: Memories, store: GraphStore, ns: str, index_dir: Path
+    memories: MemoryWriter, store: GraphStore, ns: str, index_dir: Path
 ) -> None:
     ingest(store, parse_corpus(CHAIN), ns)
-    first = Memory(store, ns)
+    first = MemoryReader(store, ns)
     question = "Where was the founder of Acme born?"
     expected = first.reconstruct(question, GENOME).retrieved_keys
     saved = [p for p in index_dir.rglob("*") if p.is_file()]
@@ -206,20 +209,20 @@ def test_a_new_process_loads_the_saved_index_and_reads_only_the_delta(
     assert not any(b"was born in Lisbon" in p.read_bytes() for p in saved)  # no content text
 
     with _Counting(store) as calls:
-        second = Memory(store, ns)
+        second = MemoryReader(store, ns)
     assert not [name for name, _ in calls if name.startswith("index_")]  # nothing to read
     assert second.reconstruct(question, GENOME).retrieved_keys == expected
 
     memories.remember("Acme opened an office in Porto.", principal=ANA)
     with _Counting(store) as calls:
-        third = Memory(store, ns)
+        third = MemoryReader(store, ns)
     feeds = [params for name, params in calls if name.startswith("index_")]
     assert feeds and all(params["since"] == first.version for params in feeds)
     assert "Porto" in _context(third, "Where did Acme open an office?")
 
 
 def test_the_change_feed_reads_every_row_once_across_windows_and_pages(
-    memories: Memories, store: GraphStore, ns: str, monkeypatch: pytest.MonkeyPatch
+    memories: MemoryWriter, store: GraphStore, ns: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Windows of versions, each paged on the id: versions holding more than a page and
     windows left thin both come out whole, each cue and content once."""
@@ -228,7 +231,7 @@ def test_the_change_feed_reads_every_row_once_across_windows_and_pages(
     monkeypatch.setattr(live_index, "FEED_PAGE", 7)
     monkeypatch.setattr(live_index, "FEED_WINDOW", 1)
     with _Counting(store) as calls:
-        reader = Memory(store, ns)
+        reader = MemoryReader(store, ns)
     pages = [params for name, params in calls if name == "index_contents"]
     widths = {params["upto"] - params["since"] for params in pages}
     assert any(p["after"] for p in pages) and len(widths) > 1  # paged, and windows resized
@@ -244,11 +247,11 @@ def test_the_change_feed_reads_every_row_once_across_windows_and_pages(
 
 
 def test_a_purge_voids_every_copy_saved_before_it(
-    memories: Memories, store: GraphStore, ns: str, index_dir: Path, tmp_path: Path
+    memories: MemoryWriter, store: GraphStore, ns: str, index_dir: Path, tmp_path: Path
 ) -> None:
     target = memories.remember(FACT, principal=ANA)
     memories.remember("The Perseus bridge was built by Anton Weiss.", principal=ANA)
-    Memory(store, ns)
+    MemoryReader(store, ns)
     kept = tmp_path / "kept"
     shutil.copytree(index_dir, kept)
     memories.purge(target.id, principal=ANA, reason="test")
@@ -256,7 +259,7 @@ def test_a_purge_voids_every_copy_saved_before_it(
     shutil.rmtree(index_dir)
     shutil.copytree(kept, index_dir)  # a copy from before the purge comes back
     with _Counting(store) as calls:
-        reader = Memory(store, ns)
+        reader = MemoryReader(store, ns)
     # A full build: the feed from the start.
     assert any(name == "index_cues" and params["since"] == -1 for name, params in calls)
     assert "Voss" not in reader.index.passages.sparse.vocab
@@ -278,7 +281,7 @@ def _from_title(store: GraphStore, ns: str, title: str, view: ReadView) -> list[
 
 @pytest.mark.parametrize("run", range(4))
 def test_after_a_correction_the_current_version_takes_the_fanout_slot(
-    memories: Memories, store: GraphStore, ns: str, run: int
+    memories: MemoryWriter, store: GraphStore, ns: str, run: int
 ) -> None:
     old = memories.remember(FACT, principal=ANA, title="Lyra observatory")
     new = memories.correct(
@@ -290,7 +293,7 @@ def test_after_a_correction_the_current_version_takes_the_fanout_slot(
     assert _from_title(store, ns, "Lyra observatory", ReadView(as_of=before)) != [new.id]
 
 
-def test_review_moves_the_fanout_slot(memories: Memories, store: GraphStore, ns: str) -> None:
+def test_review_moves_the_fanout_slot(memories: MemoryWriter, store: GraphStore, ns: str) -> None:
     title = "Vega ferry"
     first = memories.remember("The Vega ferry leaves at dawn.", principal=ANA, title=title)
     second = memories.remember("The Vega ferry is painted red.", principal=SCOUT, title=title)
@@ -308,7 +311,7 @@ def test_review_moves_the_fanout_slot(memories: Memories, store: GraphStore, ns:
 
 
 def test_the_readers_view_mask_agrees_with_the_database(
-    memories: Memories, store: GraphStore, ns: str
+    memories: MemoryWriter, store: GraphStore, ns: str
 ) -> None:
     a = memories.remember(FACT, principal=ANA)
     b = memories.remember("The Vega ferry leaves at dawn.", principal=SCOUT)
@@ -324,7 +327,7 @@ def test_the_readers_view_mask_agrees_with_the_database(
         for pending in (False, True):
             for as_of in times:
                 view = ReadView(scopes=scopes, include_pending=pending, as_of=as_of)
-                reader = Memory(store, ns, view=view)
+                reader = MemoryReader(store, ns, view=view)
                 index = reader.index.passages
                 mine = {index.ids[s] for s in index.admitted(view, 2e9).nonzero()[0]}
                 theirs = {row["id"] for row in reader.snapshot()}

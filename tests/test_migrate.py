@@ -15,8 +15,8 @@ from mragent.memory.audit import AuditLog
 from mragent.memory.audit_records import read_records
 from mragent.memory.ingest import namespace_stats, text_hash
 from mragent.memory.principal import Principal
-from mragent.memory.reader import Memory
-from mragent.memory.writer import Memories
+from mragent.memory.reader import MemoryReader
+from mragent.memory.writer import MemoryWriter
 from tests.fixtures import CHAIN, ingest
 
 ANA = Principal("human", "ana")
@@ -46,7 +46,7 @@ def test_a_legacy_namespace_is_refused_then_migrated(
 ) -> None:
     _legacy(store, ns)
     with pytest.raises(LegacyNamespace, match="mragent migrate"):
-        Memory(store, ns)
+        MemoryReader(store, ns)
     with pytest.raises(LegacyNamespace):
         ingest(store, parse_corpus(CHAIN), ns)
 
@@ -56,7 +56,7 @@ def test_a_legacy_namespace_is_refused_then_migrated(
     assert report.cues == before["cues"] and report.tags == before["tags"]
     assert namespace_stats(store, ns) == before  # nothing lost, nothing added
 
-    memory = Memory(store, ns)
+    memory = MemoryReader(store, ns)
     keys = [
         r.candidate.key
         for r in memory.reconstruct(
@@ -64,7 +64,7 @@ def test_a_legacy_namespace_is_refused_then_migrated(
         ).ranked
     ]
     assert "lisbon" in keys
-    records = Memories(store, ns, AuditLog(audit_log_path)).records(
+    records = MemoryWriter(store, ns, AuditLog(audit_log_path)).records(
         [row["id"] for row in memory.snapshot()]
     )
     assert len(records) == 4

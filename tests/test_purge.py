@@ -24,8 +24,8 @@ from mragent.core.store import embedded, open_store
 from mragent.core.store.base import GraphStore
 from mragent.memory.audit import AuditLog
 from mragent.memory.principal import Principal
-from mragent.memory.reader import Memory
-from mragent.memory.writer import Memories
+from mragent.memory.reader import MemoryReader
+from mragent.memory.writer import MemoryWriter
 
 ANA = Principal("human", "ana")
 
@@ -52,12 +52,12 @@ def _leftovers(store: GraphStore, needle: str) -> list[str]:
 
 
 def _remember_use_and_purge(store: GraphStore, ns: str, audit: AuditLog, word: str) -> None:
-    mem = Memories(store, ns, audit)
+    mem = MemoryWriter(store, ns, audit)
     mem.remember("Acme keeps its archive in Lisbon.", principal=ANA, title="Acme")
     text = f"The vault of Acme opens with the word {word}."
     secret = mem.remember(text, principal=ANA, title=f"{word} vault", source=f"note {word}")
     question = f"What opens the vault of Acme? Is it {word}?"
-    memory = Memory(store, ns)
+    memory = MemoryReader(store, ns)
     assert text in memory.reconstruct(question, Genome()).context.text
     persist_trace(store, build_trace(memory, question, Genome()))
     assert list_traces(store, ns)

@@ -20,6 +20,7 @@ import typer
 from falkordb import FalkorDB
 from typer.testing import CliRunner
 
+from mragent import open_memory
 from mragent.apps.reembed.rewrite import (
     ReembedState,
     reembed,
@@ -40,9 +41,10 @@ from mragent.core.retrieval.cue_search import CueIndex
 from mragent.core.store import open_store
 from mragent.core.store.base import GraphStore
 from mragent.core.store.falkordb import FalkorStore
+from mragent.memory import space
 from mragent.memory.audit import AuditLog
 from mragent.memory.principal import Principal
-from mragent.memory.reader import Memory
+from mragent.memory.reader import MemoryReader
 from mragent.memory.space import check_space
 from tests.conftest import ENGINES, unavailable
 from tests.fixtures import CHAIN, feed_page, ingest
@@ -218,8 +220,8 @@ def test_reembed_moves_every_scope_and_restamps(
         ingest(store, parse_corpus(CHAIN), ns, embedder=default_embedder())
     assert new.identity.as_text() in str(err.value) and DEFAULT_TEXT in str(err.value)
     with pytest.raises(EmbeddingMismatch, match="refusing a read"):
-        Memory(store, ns, embedder=default_embedder())
-    Memory(store, ns, embedder=new)  # the new one reads
+        MemoryReader(store, ns, embedder=default_embedder())
+    MemoryReader(store, ns, embedder=new)  # the new one reads
 
 
 def test_an_interrupted_migration_is_fenced_then_resumed(store: GraphStore, ns: str) -> None:
@@ -305,7 +307,7 @@ def test_writes_and_reads_are_refused_while_migrating(store: GraphStore, ns: str
     with pytest.raises(ReembedInProgress, match="being re-embedded"):
         ingest(store, parse_corpus(late), ns, scope=SCOPES[0])
     with pytest.raises(ReembedInProgress):
-        Memory(store, ns, embedder=new)
+        MemoryReader(store, ns, embedder=new)
     report = reembed(store, ns, new, **as_admin(), batch_size=3)
     assert report.resumed
     assert_space(store, ns, new)
@@ -478,3 +480,26 @@ def test_cli_reembed_migrates(falkordb_url: str, monkeypatch: pytest.MonkeyPatch
         client = FalkorDB(host=host, port=port, password=password)
         client.select_graph(graph).delete()
         client.connection.close()
+
+
+def test_a_session_reads_on_with_the_embedder_its_namespace_is_restamped_with(
+    store: GraphStore, ns: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A facade session that named no embedder follows a re-embedding made under it: its
+    next recall reads with the namespace's new embedder (the old one is refused)."""
+    session = open_memory(ns, principal="human:ana", store=store)
+    session.remember("The build server is in Oslo.")
+    assert session.recall("Where is the build server?").answer == "Oslo"  # reader kept
+    new = ReversedEmbedder()
+    reembed(store, ns, new, **as_admin())
+    building = space.embedder_from_spec
+    # The stamp names the test's embedder, which no spec builds: hand it over by name.
+    monkeypatch.setattr(
+        space,
+        "embedder_from_spec",
+        lambda spec, option: new if spec == new.spec else building(spec, option),
+    )
+    found = session.recall("Where is the build server?")
+    assert found.answer == "Oslo"
+    (reader,) = session._readers.values()
+    assert reader.identity == new.identity

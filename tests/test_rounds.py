@@ -19,8 +19,8 @@ from mragent.core.store.base import GraphStore
 from mragent.core.view import ReadView
 from mragent.memory.audit import AuditLog
 from mragent.memory.principal import Principal
-from mragent.memory.reader import Memory
-from mragent.memory.writer import Memories
+from mragent.memory.reader import MemoryReader
+from mragent.memory.writer import MemoryWriter
 from tests.fixtures import ingest
 
 PIN = Path(__file__).parent / "data" / "one_round_pin.json"
@@ -61,14 +61,14 @@ ROUNDS = Genome(rounds=2, roundCues=2, roundDecay=0.7, hybridAlpha=0.3, traversa
 
 
 @pytest.fixture
-def chain_memory(store: GraphStore) -> Iterator[Memory]:
+def chain_memory(store: GraphStore) -> Iterator[MemoryReader]:
     ns = f"rounds-{uuid.uuid4().hex[:8]}"
     ingest(store, parse_corpus(CHAIN_CORPUS), ns)
-    yield Memory(store, ns)
+    yield MemoryReader(store, ns)
     store.run("delete_namespace", {"ns": ns})
 
 
-def pinned_rows(memory: Memory, genes: dict, questions: list[str]) -> list[dict]:
+def pinned_rows(memory: MemoryReader, genes: dict, questions: list[str]) -> list[dict]:
     """The rows the pin records, from this code."""
     genome, rows = Genome(**genes), []
     for question in questions:
@@ -94,7 +94,7 @@ def test_one_round_is_the_pipeline_as_it_was(store: GraphStore) -> None:
     ns = f"pin-{uuid.uuid4().hex[:8]}"
     ingest(store, corpus, ns)
     try:
-        memory = Memory(store, ns)
+        memory = MemoryReader(store, ns)
         for name, recorded in pin.items():
             questions = [row["question"] for row in recorded["rows"]]
             assert pinned_rows(memory, recorded["genes"], questions) == recorded["rows"], name
@@ -106,7 +106,7 @@ def test_one_round_is_the_pipeline_as_it_was(store: GraphStore) -> None:
         store.run("delete_namespace", {"ns": ns})
 
 
-def test_a_second_round_follows_the_bridge_entity(chain_memory: Memory) -> None:
+def test_a_second_round_follows_the_bridge_entity(chain_memory: MemoryReader) -> None:
     one = chain_memory.reconstruct(CHAIN_QUESTION, ROUNDS.replace(rounds=1))
     two = chain_memory.reconstruct(CHAIN_QUESTION, ROUNDS)
     assert one.round_trips == 1 and two.round_trips == 2
@@ -121,7 +121,7 @@ def test_a_second_round_follows_the_bridge_entity(chain_memory: Memory) -> None:
     assert "Tromso" in {c.key: c for c in three.candidates}["director"].tags
 
 
-def test_rounds_stop_when_a_round_raises_nothing(chain_memory: Memory) -> None:
+def test_rounds_stop_when_a_round_raises_nothing(chain_memory: MemoryReader) -> None:
     # Round 2 reaches the director; round 3 starts from him, and his only new tag
     # (Tromso) leads back to him alone: nothing rises, so no fourth round trip is asked.
     three = chain_memory.reconstruct(CHAIN_QUESTION, ROUNDS.replace(rounds=3))
@@ -131,7 +131,7 @@ def test_rounds_stop_when_a_round_raises_nothing(chain_memory: Memory) -> None:
     ]
 
 
-def test_roundCues_sets_how_many_contents_hand_on(chain_memory: Memory) -> None:
+def test_roundCues_sets_how_many_contents_hand_on(chain_memory: MemoryReader) -> None:
     # No path floor: every cue a content hands on leads somewhere, and costs its walk.
     genome = ROUNDS.replace(pruneThreshold=0.0)
     narrow = chain_memory.reconstruct(CHAIN_QUESTION, genome.replace(roundCues=1))
@@ -188,11 +188,11 @@ def test_a_tag_the_question_names_is_not_handed_on() -> None:
 
 
 def test_a_write_between_rounds_is_answered_from_the_refreshed_index(
-    chain_memory: Memory, audit_log_path: Path
+    chain_memory: MemoryReader, audit_log_path: Path
 ) -> None:
     # The reader's index predates the new memory: the first round trip returns a content
     # it does not know, the reader refreshes and answers again with it.
-    writer = Memories(chain_memory.store, chain_memory.ns, AuditLog(audit_log_path))
+    writer = MemoryWriter(chain_memory.store, chain_memory.ns, AuditLog(audit_log_path))
     writer.remember(
         "Tomas Brandvold left Tromso for Bergen in 1950.",
         principal=Principal("human", "ana"),

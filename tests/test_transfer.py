@@ -33,9 +33,9 @@ from mragent.memory.audit import AuditLog
 from mragent.memory.audit_records import read_records
 from mragent.memory.ingest import namespace_stats
 from mragent.memory.principal import Principal
-from mragent.memory.reader import Memory
+from mragent.memory.reader import MemoryReader
 from mragent.memory.records import MemoryRecord
-from mragent.memory.writer import Memories
+from mragent.memory.writer import MemoryWriter
 from tests.fixtures import CHAIN, ingest
 
 ANA = Principal("human", "ana")
@@ -61,7 +61,7 @@ class Written:
 def populate(store: GraphStore, ns: str, log: AuditLog) -> Written:
     """Every kind of write: remember, correct, accept, reject, depends, forget, purge."""
     clock = itertools.count(1_700_000_000.0, 60.0)
-    mem = Memories(store, ns, log, clock=lambda: next(clock))
+    mem = MemoryWriter(store, ns, log, clock=lambda: next(clock))
     acme = mem.remember("Acme was founded by Jane Roe in 1990.", principal=ANA, title="Acme")
     acme2 = mem.correct(acme.id, "Acme was founded by Jane Roe in 1991.", principal=ANA)
     roe = mem.remember(
@@ -100,7 +100,7 @@ def all_records(store: GraphStore, ns: str) -> dict[str, dict[str, Any]]:
 
 
 def recalled(store: GraphStore, ns: str, question: str, **view: Any) -> set[str]:
-    memory = Memory(store, ns, view=ReadView(**view))
+    memory = MemoryReader(store, ns, view=ReadView(**view))
     rec = memory.reconstruct(question, load_genome(None))
     return {item.candidate.id for item in rec.context.items}
 
@@ -230,13 +230,13 @@ def test_small_pages_give_the_same_import(
 def test_scopes_travel_with_their_memories(
     store: GraphStore, ns: str, other_ns: str, log: AuditLog, tmp_path: Path
 ) -> None:
-    mem = Memories(store, ns, log)
+    mem = MemoryWriter(store, ns, log)
     team = mem.remember("The team meets on Mondays in Porto.", principal=ANA, scope="team")
     shared = mem.remember("The office is in Porto.", principal=ANA)
     path = tmp_path / "both.json"
     export_memories(store, ns, path, scopes=["shared", "team"])
     assert import_memories(store, other_ns, path, principal=ANA, audit=log).written == 2
-    copy = Memories(store, other_ns, log)
+    copy = MemoryWriter(store, other_ns, log)
     assert copy.get(team.id, "team").scope == "team"
     with pytest.raises(WriteRefused):
         copy.get(team.id, "shared")
@@ -288,7 +288,7 @@ def test_an_export_without_tombstones_imports_without_them(
 def test_export_reads_only_the_scopes_asked(
     store: GraphStore, ns: str, log: AuditLog, tmp_path: Path
 ) -> None:
-    mem = Memories(store, ns, log)
+    mem = MemoryWriter(store, ns, log)
     team = mem.remember("The team meets on Mondays.", principal=ANA, scope="team")
     shared = mem.remember("The office is in Porto.", principal=ANA)
     report = export_memories(store, ns, tmp_path / "team.json", scopes=["team"])
@@ -379,7 +379,9 @@ def test_a_mismatched_embedder_is_refused_naming_both(
 ) -> None:
     _, path = exported
     small = HashingEmbedder(64)
-    Memories(store, other_ns, log, embedder=small).remember("Porto is in Portugal.", principal=ANA)
+    MemoryWriter(store, other_ns, log, embedder=small).remember(
+        "Porto is in Portugal.", principal=ANA
+    )
     theirs, mine = small.identity.as_text(), HashingEmbedder().identity.as_text()
     with pytest.raises(EmbeddingMismatch) as caught:
         import_memories(store, other_ns, path, principal=ANA, audit=log)
@@ -437,7 +439,7 @@ def test_merge_skips_existing_ids(
     store: GraphStore, ns: str, other_ns: str, log: AuditLog, exported: tuple[Written, Path]
 ) -> None:
     _, path = exported
-    mem = Memories(store, other_ns, log)
+    mem = MemoryWriter(store, other_ns, log)
     own = mem.remember("Porto is in Portugal.", principal=ANA)
     first = import_memories(store, other_ns, path, principal=ANA, audit=log)
     assert (first.written, first.skipped) == (8, 0)
@@ -453,7 +455,7 @@ def test_merge_skips_existing_ids(
 def test_merge_resolves_references_in_the_namespace(
     store: GraphStore, ns: str, other_ns: str, log: AuditLog, tmp_path: Path
 ) -> None:
-    mem = Memories(store, ns, log)
+    mem = MemoryWriter(store, ns, log)
     base = mem.remember("Acme sells anvils.", principal=ANA, title="Acme")
     later = mem.remember("Acme anvils are heavy.", principal=ANA, depends_on=[base.id])
     path = tmp_path / "later.json"
@@ -465,7 +467,7 @@ def test_merge_resolves_references_in_the_namespace(
     with pytest.raises(CorpusError, match=rf"record 0: depends_on: '{base.id}' is not in"):
         import_memories(store, other_ns, path, principal=ANA, audit=log)
     # Into one that holds it (the dependency is in the namespace, the rest in the file).
-    Memories(store, other_ns, log).remember("Porto is in Portugal.", principal=ANA)
+    MemoryWriter(store, other_ns, log).remember("Porto is in Portugal.", principal=ANA)
     full = tmp_path / "base.json"
     export_memories(store, ns, full, scopes=["shared"])
     base_only = json.loads(full.read_text())
@@ -481,7 +483,7 @@ def test_replace_deletes_the_files_scopes_first(
     store: GraphStore, ns: str, other_ns: str, log: AuditLog, exported: tuple[Written, Path]
 ) -> None:
     written, path = exported
-    mem = Memories(store, other_ns, log)
+    mem = MemoryWriter(store, other_ns, log)
     gone = mem.remember("Porto is in Portugal.", principal=ANA)
     kept = mem.remember("The team meets on Mondays.", principal=ANA, scope="team")
     report = import_memories(
@@ -490,7 +492,9 @@ def test_replace_deletes_the_files_scopes_first(
     assert report.written == 8 and report.deleted > 0
     assert all_records(store, other_ns) == all_records(store, ns)
     assert gone.id not in all_records(store, other_ns)
-    assert Memories(store, other_ns, log).get(kept.id, "team").text == "The team meets on Mondays."
+    assert (
+        MemoryWriter(store, other_ns, log).get(kept.id, "team").text == "The team meets on Mondays."
+    )
     assert written.roe in recalled(store, other_ns, "Where was Jane Roe born?")
     assert namespace_stats(store, other_ns)["contents"] == 9
 
@@ -554,7 +558,7 @@ def test_purge_erases_the_text_and_keeps_every_other_property(
     # given tags and cues) on either.
     written, path = exported
     import_memories(store, other_ns, path, principal=ANA, audit=log)
-    memories = Memories(store, other_ns, log)
+    memories = MemoryWriter(store, other_ns, log)
     remembered = memories.remember("Porto lies on the Douro.", principal=ANA, title="Porto").id
     for target in (written.basel, remembered):
         memories.forget(target, principal=ANA, reason="test")

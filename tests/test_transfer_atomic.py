@@ -22,7 +22,7 @@ from mragent.memory.audit import AuditLog
 from mragent.memory.audit_records import read_records
 from mragent.memory.ingest import namespace_stats
 from mragent.memory.space import staging_namespace
-from mragent.memory.writer import Memories
+from mragent.memory.writer import MemoryWriter
 from tests.test_transfer import ANA, Written, all_records, populate
 
 
@@ -85,7 +85,7 @@ def test_a_failure_mid_replace_leaves_the_namespace_unchanged(
     store: GraphStore, other_ns: str, log: AuditLog, exported: tuple[Written, Path]
 ) -> None:
     _, path = exported
-    mem = Memories(store, other_ns, log)
+    mem = MemoryWriter(store, other_ns, log)
     kept = mem.remember("Porto is in Portugal.", principal=ANA, title="Porto")
     before_records, before_stats = all_records(store, other_ns), namespace_stats(store, other_ns)
     failing = FailingStore(store, "ingest_batch")  # versions staged, their tags not yet
@@ -159,11 +159,11 @@ def test_falkordb_refuses_a_second_statement_in_a_transaction(store: GraphStore,
 def test_forgotten_text_is_refused_on_import_unless_readmitted(
     store: GraphStore, ns: str, other_ns: str, log: AuditLog, tmp_path: Path, mode: str
 ) -> None:
-    mem = Memories(store, ns, log)
+    mem = MemoryWriter(store, ns, log)
     secret = mem.remember("The vault code of Orion Bank is 4711.", principal=ANA)
     path = tmp_path / "backup.json"
     export_memories(store, ns, path, scopes=["shared"])
-    target = Memories(store, other_ns, log)
+    target = MemoryWriter(store, other_ns, log)
     copy = target.remember("The vault code of Orion Bank is 4711.", principal=ANA)
     target.forget(copy.id, principal=ANA, reason="leaked")
     options = {"mode": mode, "confirm_replace": True}
@@ -196,6 +196,6 @@ def test_a_purge_also_erases_what_a_killed_replace_left_staged(
         )
     staging = staging_namespace(other_ns)
     assert namespace_stats(store, staging)["contents"] > 0  # the text waits there
-    Memories(store, other_ns, log).purge(written.vault, principal=ANA, reason="a secret")
+    MemoryWriter(store, other_ns, log).purge(written.vault, principal=ANA, reason="a secret")
     rows = store.run("audit_contents", {"ns": staging, "after": "", "limit": 1000})
     assert not [row for row in rows if "4711" in (row["text"] or "")]

@@ -28,7 +28,7 @@ from mragent.core.engines import ENGINES
 from mragent.core.genome import Genome
 from mragent.core.queries import get_query
 from mragent.core.store.base import GraphStore
-from mragent.memory.reader import Memory
+from mragent.memory.reader import MemoryReader
 from tests.fixtures import ingest
 
 pytestmark = pytest.mark.backend
@@ -138,7 +138,7 @@ def test_two_step_and_literal_traversals_return_the_same_rows(
         ns = f"t-{uuid.uuid4().hex[:12]}"
         try:
             ingest(store, corpus, ns)
-            memory = Memory(store, ns)
+            memory = MemoryReader(store, ns)
             for question in corpus.questions[:QUESTIONS]:
                 for genome in GENOMES:
                     for depth in DEPTHS:

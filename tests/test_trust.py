@@ -20,10 +20,11 @@ from mragent.core.genome import PRESETS
 from mragent.core.store.base import GraphStore
 from mragent.core.view import ReadView
 from mragent.memory.audit import AuditLog
+from mragent.memory.forgetting import MemoryForgetting
 from mragent.memory.ingest import text_hash
 from mragent.memory.principal import Principal, parse_principal
-from mragent.memory.reader import Memory
-from mragent.memory.writer import Memories
+from mragent.memory.reader import MemoryReader
+from mragent.memory.writer import MemoryWriter
 from tests.fixtures import feed_page
 
 runner = CliRunner()
@@ -47,8 +48,8 @@ def _clock(start: float = 1_000_000.0, step: float = 100.0) -> Callable[[], floa
 
 
 @pytest.fixture
-def memories(store: GraphStore, ns: str, audit_log_path: Path) -> Memories:
-    return Memories(store, ns, AuditLog(audit_log_path))
+def memories(store: GraphStore, ns: str, audit_log_path: Path) -> MemoryWriter:
+    return MemoryWriter(store, ns, AuditLog(audit_log_path))
 
 
 @pytest.fixture
@@ -72,7 +73,7 @@ def _cue_texts(store: GraphStore, ns: str) -> set[str]:
     return {row["text"] for row in _cues(store, ns)}
 
 
-def _seen(memory: Memory, question: str) -> dict[str, set[str]]:
+def _seen(memory: MemoryReader, question: str) -> dict[str, set[str]]:
     """Ids and texts each retrieval path returns for ``question``."""
     rec = memory.reconstruct(question, GENOME)
     paths = {
@@ -89,7 +90,7 @@ def _seen(memory: Memory, question: str) -> dict[str, set[str]]:
     return paths
 
 
-def _everywhere(memory: Memory, question: str) -> set[str]:
+def _everywhere(memory: MemoryReader, question: str) -> set[str]:
     return set().union(*_seen(memory, question).values())
 
 
@@ -97,12 +98,12 @@ def _everywhere(memory: Memory, question: str) -> set[str]:
 
 
 def test_a_forgotten_memory_is_in_no_retrieval_path(
-    memories: Memories, store: GraphStore, ns: str
+    memories: MemoryWriter, store: GraphStore, ns: str
 ) -> None:
     for text in NEIGHBOURS:
         memories.remember(text, principal=ANA)
     target = memories.remember(TARGET, principal=ANA)
-    before = _seen(Memory(store, ns), QUESTION)
+    before = _seen(MemoryReader(store, ns), QUESTION)
     # The control: every path finds it while it is live, so its absence below means something.
     assert all(target.id in ids for ids in before.values()), before
     assert "Tomas Brandt" in _cue_texts(store, ns)
@@ -110,7 +111,7 @@ def test_a_forgotten_memory_is_in_no_retrieval_path(
     assert memories.forget(target.id, principal=BOB, reason="wrong") == [target.id]
 
     for view in (ReadView(), ReadView(include_pending=True)):
-        memory = Memory(store, ns, view=view)
+        memory = MemoryReader(store, ns, view=view)
         after = _seen(memory, QUESTION)
         assert not any(target.id in ids for ids in after.values()), after
         assert all(row["text"] != TARGET for row in _snapshot(store, ns, view))
@@ -124,7 +125,7 @@ def test_a_forgotten_memory_is_in_no_retrieval_path(
     assert memories.get(target.id).forget_reason == "wrong"
 
 
-def test_identical_text_is_refused_after_forget_unless_readmitted(memories: Memories) -> None:
+def test_identical_text_is_refused_after_forget_unless_readmitted(memories: MemoryWriter) -> None:
     first = memories.remember(TARGET, principal=ANA)
     memories.forget(first.id, principal=ANA, reason="retracted")
     with pytest.raises(WriteRefused, match="forgotten"):
@@ -137,7 +138,7 @@ def test_identical_text_is_refused_after_forget_unless_readmitted(memories: Memo
 
 
 def test_purge_erases_the_text_but_keeps_the_hash_and_the_refusal(
-    memories: Memories, store: GraphStore, ns: str
+    memories: MemoryWriter, store: GraphStore, ns: str
 ) -> None:
     first = memories.remember(TARGET, principal=ANA)
     second = memories.correct(first.id, TARGET.replace("Tomas", "Tom"), principal=ANA)
@@ -158,7 +159,7 @@ def test_purge_erases_the_text_but_keeps_the_hash_and_the_refusal(
 
 
 def test_agent_writes_start_pending_until_a_human_trusts_the_agent(
-    memories: Memories, store: GraphStore, ns: str
+    memories: MemoryWriter, store: GraphStore, ns: str
 ) -> None:
     pending = memories.remember("The Vega ferry leaves at dawn.", principal=SCOUT)
     assert pending.trust == "pending"
@@ -186,7 +187,7 @@ def test_agent_writes_start_pending_until_a_human_trusts_the_agent(
     assert pending.id in {r["id"] for r in _snapshot(store, ns)}
 
 
-def test_review_needs_a_human_other_than_the_writer(memories: Memories) -> None:
+def test_review_needs_a_human_other_than_the_writer(memories: MemoryWriter) -> None:
     by_agent = memories.remember("The Vega ferry leaves at dawn.", principal=SCOUT)
     by_ana = memories.remember("The Lyra observatory opened in 1962.", principal=ANA)
     with pytest.raises(WriteRefused, match="human"):
@@ -205,7 +206,7 @@ def test_review_needs_a_human_other_than_the_writer(memories: Memories) -> None:
 
 
 def test_rejection_demotes_dependents_transitively(
-    memories: Memories, store: GraphStore, ns: str
+    memories: MemoryWriter, store: GraphStore, ns: str
 ) -> None:
     a = memories.remember("The Lyra observatory opened in 1962.", principal=ANA)
     b = memories.remember(
@@ -231,7 +232,7 @@ def test_rejection_demotes_dependents_transitively(
 def test_correct_closes_the_old_version_and_as_of_reads_either_side(
     store: GraphStore, ns: str, audit_log_path: Path
 ) -> None:
-    memories = Memories(store, ns, AuditLog(audit_log_path), clock=_clock(1_000_000.0, 100.0))
+    memories = MemoryWriter(store, ns, AuditLog(audit_log_path), clock=_clock(1_000_000.0, 100.0))
     for text in NEIGHBOURS:
         memories.remember(text, principal=ANA)  # at 1_000_000 and 1_000_100
     old = memories.remember(TARGET, principal=ANA)  # at 1_000_200
@@ -247,7 +248,7 @@ def test_correct_closes_the_old_version_and_as_of_reads_either_side(
         memories.correct(old.id, "another text", principal=ANA)
 
     def believed(as_of: float | None) -> set[str]:
-        memory = Memory(store, ns, view=ReadView(as_of=as_of))
+        memory = MemoryReader(store, ns, view=ReadView(as_of=as_of))
         texts = {row["text"] for row in memory.snapshot()}
         context = memory.reconstruct(QUESTION, GENOME).context.text
         assert ("Tomas Brandt" in context) == (TARGET in texts)
@@ -264,17 +265,17 @@ def test_correct_closes_the_old_version_and_as_of_reads_either_side(
 # --- scopes ------------------------------------------------------------------------------------
 
 
-def test_scope_a_never_sees_scope_b(memories: Memories, store: GraphStore, ns: str) -> None:
+def test_scope_a_never_sees_scope_b(memories: MemoryWriter, store: GraphStore, ns: str) -> None:
     secret = memories.remember(TARGET, principal=ANA, scope="team-a")
     for text in NEIGHBOURS:
         memories.remember(text, principal=ANA, scope="team-b")
     a_cues = {row["id"] for row in _cues(store, ns, "team-a")}
     assert a_cues
 
-    seen_by_a = Memory(store, ns, view=ReadView(scopes=("team-a",)))
+    seen_by_a = MemoryReader(store, ns, view=ReadView(scopes=("team-a",)))
     assert secret.id in _everywhere(seen_by_a, QUESTION)  # the control
     for view in (ReadView(scopes=("team-b",)), ReadView(scopes=("team-b", "shared"))):
-        memory = Memory(store, ns, view=view)
+        memory = MemoryReader(store, ns, view=view)
         assert secret.id not in _everywhere(memory, QUESTION)
         cues = memory.index.cues
         assert not a_cues & set(cues.ids)
@@ -334,7 +335,7 @@ def no_principal_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 )
 def test_no_write_command_runs_without_a_principal(
     command: list[str],
-    memories: Memories,
+    memories: MemoryWriter,
     store: GraphStore,
     ns: str,
     url: str,
@@ -447,7 +448,7 @@ def test_bench_exits_5_when_something_leaks(
 
 
 def test_audit_verify_detects_an_edited_record(
-    memories: Memories, ns: str, url: str, audit_log_path: Path
+    memories: MemoryWriter, ns: str, url: str, audit_log_path: Path
 ) -> None:
     first = memories.remember(TARGET, principal=ANA)
     memories.correct(first.id, TARGET.replace("Tomas", "Tom"), principal=ANA)
@@ -480,7 +481,7 @@ def test_as_of_reads_the_trust_state_a_memory_had_then(
 ) -> None:
     # t=0 an agent writes A (pending); t=100 a human writes B resting on A (accepted);
     # t=200 A is accepted; t=300 A is rejected, which returns B to pending.
-    memories = Memories(store, ns, AuditLog(audit_log_path), clock=_clock(0.0, 100.0))
+    memories = MemoryWriter(store, ns, AuditLog(audit_log_path), clock=_clock(0.0, 100.0))
     a = memories.remember("Marie Curie was born in Warsaw.", principal=SCOUT)
     b = memories.remember("The Vistula flows through Krakow.", principal=ANA, depends_on=[a.id])
     memories.accept(a.id, principal=ANA)
@@ -491,7 +492,7 @@ def test_as_of_reads_the_trust_state_a_memory_had_then(
         return {row["id"] for row in _snapshot(store, ns, view)} & {a.id, b.id}
 
     def reached(at: float) -> set[str]:
-        memory = Memory(store, ns, view=ReadView(as_of=at))
+        memory = MemoryReader(store, ns, view=ReadView(as_of=at))
         return _everywhere(memory, "Where was Marie Curie born?") & {a.id, b.id}
 
     assert visible(50) == set() and visible(50, pending=True) == {a.id}
@@ -505,24 +506,24 @@ def test_as_of_reads_the_trust_state_a_memory_had_then(
 
 
 def test_a_forget_run_again_prunes_what_an_interrupted_one_left(
-    memories: Memories, store: GraphStore, ns: str
+    memories: MemoryWriter, store: GraphStore, ns: str
 ) -> None:
     # A crash between the tombstone statement and the pruning leaves orphan tags and
     # cues behind; forgetting again must still remove them.
     memories.remember("Quorvex Halden founded the Ivrel guild.", principal=ANA)
     kept = memories.remember("The Ivrel guild meets in Lisbon.", principal=ANA)
     target = memories.remember("Quorvex Halden was born in Zmarta.", principal=ANA)
-    prune = Memories._prune_orphans
+    prune = MemoryForgetting._prune_orphans
 
-    def crash(self: Memories, scope: str, tags: list[str]) -> None:
+    def crash(self: MemoryForgetting, scope: str, tags: list[str]) -> None:
         raise RuntimeError("crashed before pruning")
 
-    Memories._prune_orphans = crash  # type: ignore[method-assign]
+    MemoryForgetting._prune_orphans = crash  # type: ignore[method-assign]
     try:
         with pytest.raises(RuntimeError):
             memories.forget(target.id, principal=ANA, reason="test")
     finally:
-        Memories._prune_orphans = prune  # type: ignore[method-assign]
+        MemoryForgetting._prune_orphans = prune  # type: ignore[method-assign]
     assert "Zmarta" in _cue_texts_all(store, ns)  # left behind by the crash
     memories.forget(target.id, principal=ANA, reason="test")
     assert "Zmarta" not in _cue_texts_all(store, ns)

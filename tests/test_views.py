@@ -24,7 +24,7 @@ from mragent.core.genome import PRESETS
 from mragent.core.retrieval.cue_search import CueHit
 from mragent.core.retrieval.reconstruct import traverse
 from mragent.core.store.base import GraphStore
-from mragent.memory.reader import Memory
+from mragent.memory.reader import MemoryReader
 from tests.fixtures import CHAIN, ingest
 
 SEEDING_QUESTION = "In which hills does the Orlen River rise?"
@@ -32,10 +32,10 @@ SEEDING_GENOME = PRESETS["default"].replace(cueK=12, pruneThreshold=0.6, travers
 
 
 @pytest.fixture(scope="module")
-def reference(falkor_store: GraphStore) -> Iterator[Memory]:
+def reference(falkor_store: GraphStore) -> Iterator[MemoryReader]:
     ns = f"views-{uuid.uuid4().hex[:8]}"
     ingest(falkor_store, load_corpus(reference_corpus_path()), ns)
-    yield Memory(falkor_store, ns)
+    yield MemoryReader(falkor_store, ns)
     falkor_store.run("delete_namespace", {"ns": ns})
 
 
@@ -51,7 +51,7 @@ def _drawn(store: GraphStore, trace: Trace) -> dict[tuple[str, ...], str]:
     return {_path_ids(row["p"]): row["entry"] for row in rows}
 
 
-def test_contents_seeding_brought_in_are_told_apart(reference: Memory) -> None:
+def test_contents_seeding_brought_in_are_told_apart(reference: MemoryReader) -> None:
     trace = build_trace(reference, SEEDING_QUESTION, SEEDING_GENOME)
     by_entry = {entry: [c for c in trace.kept if c.entry is entry] for entry in Entry}
     assert by_entry[Entry.SEEDED] and by_entry[Entry.BRIDGED] and by_entry[Entry.PATH]
@@ -83,7 +83,7 @@ def test_contents_seeding_brought_in_are_told_apart(reference: Memory) -> None:
     assert len({c.id for c in trace.contents}) == len(trace.contents)
 
 
-def test_browser_cypher_draws_seeds_and_bridges(reference: Memory) -> None:
+def test_browser_cypher_draws_seeds_and_bridges(reference: MemoryReader) -> None:
     trace = build_trace(reference, SEEDING_QUESTION, SEEDING_GENOME)
     drawn = _drawn(reference.store, trace)
     expected = {p.nodes: "cue path" for p in trace.used_paths}
@@ -99,7 +99,7 @@ def test_browser_cypher_draws_seeds_and_bridges(reference: Memory) -> None:
 def test_browser_cypher_runs_on_every_engine(store: GraphStore, ns: str) -> None:
     ingest(store, parse_corpus(CHAIN), ns)
     genome = PRESETS["default"].replace(cueK=12, pruneThreshold=0.6)
-    trace = build_trace(Memory(store, ns), CHAIN["questions"][0]["question"], genome)
+    trace = build_trace(MemoryReader(store, ns), CHAIN["questions"][0]["question"], genome)
     assert trace.used_bridges, "CHAIN's Lisbon is reached only by the bridge walk here"
     # A seed passage drawn alone is a zero-length path: check that branch on every engine.
     lone = trace.kept[0]
@@ -115,7 +115,7 @@ def test_browser_cypher_runs_on_every_engine(store: GraphStore, ns: str) -> None
     assert not {p.nodes for p in trace.paths if p.fate is Fate.PRUNED} & set(drawn)
 
 
-def test_the_printed_setup_is_the_shipped_style(reference: Memory) -> None:
+def test_the_printed_setup_is_the_shipped_style(reference: MemoryReader) -> None:
     trace = build_trace(reference, SEEDING_QUESTION, SEEDING_GENOME)
     header = browser_cypher(trace).split("\nMATCH", 1)[0].splitlines()
     assert f"// {CONNECT_OFF}" in header
@@ -134,7 +134,7 @@ def test_the_printed_setup_is_the_shipped_style(reference: Memory) -> None:
             assert declaration.count(":") == 1, declaration
 
 
-def test_persisted_visits_say_how_seeded_contents_entered(reference: Memory) -> None:
+def test_persisted_visits_say_how_seeded_contents_entered(reference: MemoryReader) -> None:
     trace = build_trace(reference, SEEDING_QUESTION, SEEDING_GENOME)
     persist_trace(reference.store, trace)
     [stored] = [t for t in list_traces(reference.store, reference.ns) if t["question"]]

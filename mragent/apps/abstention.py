@@ -32,7 +32,7 @@ from mragent.core.retrieval.abstention import AbstentionRule, fit_rule
 from mragent.core.retrieval.evidence import FEATURES
 from mragent.core.store.base import GraphStore
 from mragent.memory.principal import BENCH, Principal
-from mragent.memory.reader import Memory
+from mragent.memory.reader import MemoryReader
 
 
 @dataclass(frozen=True)
@@ -58,8 +58,8 @@ class Outcome:
 
 
 def collect(
-    memory: Memory, without: Memory, questions: Sequence[Question], variants: Sequence[Variant],
-    genome: Genome,
+    memory: MemoryReader, without: MemoryReader, questions: Sequence[Question],
+    variants: Sequence[Variant], genome: Genome,
 ) -> list[Outcome]:  # fmt: skip
     """Reconstruct the answerable questions on ``memory`` and the variants on ``without``."""
     out = []
@@ -195,8 +195,8 @@ def run_abstention(
     variants = sample_variants(train, held_out, sample, seed)
     vns = variant_namespace(ns, variants)
     ensure_ingested(store, without_removed(corpus, variants), vns, embedder, principal=principal)
-    memory = Memory(store, ns, embedder=embedder)
-    outcomes = collect(memory, Memory(store, vns, embedder=embedder), corpus.questions,
+    memory = MemoryReader(store, ns, embedder=embedder)
+    outcomes = collect(memory, MemoryReader(store, vns, embedder=embedder), corpus.questions,
                        variants, genome)  # fmt: skip
     if rule is None:
         provenance = {"corpus": corpus.name, "seed": seed, "genome": genome.to_json_dict()}

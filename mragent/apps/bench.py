@@ -24,7 +24,7 @@ from mragent.core.store.base import GraphStore
 from mragent.memory.audit import AuditLog
 from mragent.memory.ingest import ingest, namespace_stats
 from mragent.memory.principal import BENCH, Principal
-from mragent.memory.reader import Memory
+from mragent.memory.reader import MemoryReader
 from mragent.memory.space import space_embedder
 
 
@@ -81,7 +81,7 @@ def run_bench(
     ``embedder``: default the namespace's; the flat dense and hybrid baselines use
     the same one. ``abstention``: a fitted rule that decides when to abstain.
     """
-    memory = Memory(store, ns, embedder=embedder, abstention=abstention)
+    memory = MemoryReader(store, ns, embedder=embedder, abstention=abstention)
     questions = corpus.questions
     runs = []
     evolved = run_questions(memory, questions, genome, progress)

@@ -16,7 +16,7 @@ import numpy as np
 from mragent.apps.judge import exact_match, f1, is_correct, recall_at_k
 from mragent.core.corpus import Question
 from mragent.core.genome import Genome
-from mragent.memory.reader import Memory, Reconstruction
+from mragent.memory.reader import MemoryReader, Reconstruction
 
 RECALL_KS = (2, 5, 10)
 
@@ -90,7 +90,7 @@ def judge(question: Question, rec: Reconstruction) -> QuestionResult:
 
 
 def run_questions(
-    memory: Memory,
+    memory: MemoryReader,
     questions: Sequence[Question],
     genome: Genome,
     progress: Callable[[int], None] | None = None,

@@ -115,8 +115,11 @@ COMMANDS: dict[str, CommandEntry] = {
     "mcp": CommandEntry(
         "mragent.cli.mcp",
         "mcp_command",
+        # Text, so that `mragent --help` loads no layer below the CLI: the tools are
+        # declared in mragent/mcp_server/catalog.py, and tests/test_mcp_tools.py keeps
+        # this equal to the summary written from it (the command's own help).
         "Serve the memory's agent tools (remember, recall, correct, forget, history, explain) "
-        "over MCP. No review, trust or purge tool: those stay with humans.",
+        "over MCP. No review, accept, reject, trust or purge tool: those stay with humans.",
     ),
     "hook": CommandEntry(
         "mragent.cli.hook",

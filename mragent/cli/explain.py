@@ -39,7 +39,7 @@ from mragent.core.corpus import Corpus, validate_namespace
 from mragent.core.errors import ConfigError
 from mragent.core.genome import load_genome
 from mragent.core.store import open_store
-from mragent.memory.reader import Memory
+from mragent.memory.reader import MemoryReader
 
 QuestionArgument = Annotated[str, typer.Argument(help="The question to reconstruct.")]
 CorpusOption = Annotated[
@@ -113,7 +113,7 @@ def explain_command(
                 console.print(
                     f"ingested {len(data.contents)} contents into {namespace!r}", highlight=False
                 )
-            trace = build_trace(Memory(store, namespace, model, view=view), question, chosen)
+            trace = build_trace(MemoryReader(store, namespace, model, view=view), question, chosen)
             if not as_json:
                 render_trace(trace, console if cypher else out)
             if persist:

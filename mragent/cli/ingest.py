@@ -25,7 +25,7 @@ from mragent.cli.memory import audit_log
 from mragent.core.corpus import validate_namespace
 from mragent.core.store import open_store
 from mragent.core.view import DEFAULT_SCOPE, validate_scope
-from mragent.memory.ingest import BATCH_SIZE, ingest_file
+from mragent.memory.ingest import BATCH_SIZE, ingest
 
 
 def ingest_command(
@@ -58,7 +58,7 @@ def ingest_command(
             def advance(done: int, total: int) -> None:
                 progress.update(task, completed=done, total=total)
 
-            report = ingest_file(
+            report = ingest(
                 store,
                 file,
                 ns,

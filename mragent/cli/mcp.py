@@ -19,6 +19,7 @@ from mragent.cli.common import (
 from mragent.cli.identity import PrincipalOption
 from mragent.core.errors import ConfigError
 from mragent.core.view import DEFAULT_SCOPE
+from mragent.mcp_server import catalog
 
 # Distinct spellings: the server both writes and reads, and one option spelled --scope
 # for each would leave the write scope unreachable (the last declaration wins).
@@ -77,8 +78,6 @@ def mcp_command(
     ] = None,
     embedder: EmbedderOption = None,
 ) -> None:
-    """Serve the memory's agent tools (remember, recall, correct, forget, history,
-    explain) over MCP. No review, trust or purge tool: those stay with humans."""
     with cli_errors():
         try:
             # The SDK is an optional extra: only this command needs it. A missing
@@ -94,3 +93,7 @@ def mcp_command(
             embedder=embedder, audit_log=audit, credentials=credentials,
         )  # fmt: skip
         serve(options, transport=transport.value, principal=principal, host=host, port=port)
+
+
+# The help names the tools as the catalog declares them (the SDK is not needed for it).
+mcp_command.__doc__ = catalog.summary()

@@ -44,6 +44,7 @@ from mragent.core.view import DEFAULT_SCOPE, validate_scope
 from mragent.facade import MemorySession, open_memory, open_review
 from mragent.memory.audit import AuditLog
 from mragent.memory.records import MemoryRecord, iso
+from mragent.memory.requests import WriteRequest
 
 IdArgument = Annotated[str, typer.Argument(help="Id of a memory version.")]
 ReasonOption = Annotated[str, typer.Option("--reason", help="Why (kept in the audit log).")]
@@ -116,11 +117,12 @@ def remember_command(
         cli_errors(),
         session(principal, ns, db, audit, write=True, scope=scope, embedder=embedder) as memory,
     ):
-        result = memory.remember(
+        request = WriteRequest(
             text, title=title, source=source, cues=cue, tags=tag, depends_on=depends_on or (),
             valid_from=_time(valid_from, "--valid-from"), valid_to=_time(valid_to, "--valid-to"),
             readmit=readmit,
         )  # fmt: skip
+        result = memory.write(request)
         if as_json:
             emit_json(result.model_dump())
         elif result.created:

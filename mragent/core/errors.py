@@ -64,6 +64,10 @@ class CorpusError(MragentError):
         self.record = record
 
 
+class NamespaceMissing(MragentError):
+    """A namespace holds nothing to read: it was never written, or was deleted."""
+
+
 class EmbeddingMismatch(MragentError):
     """A write would mix two embedding spaces in one namespace."""
 

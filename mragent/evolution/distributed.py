@@ -4,7 +4,7 @@ Either a ``LocalCluster`` of worker processes on this machine (one thread
 each: an evaluation is CPU-bound Python plus database round trips) or an
 existing cluster reached through its scheduler's address. Every worker opens
 its own database connection and builds its own
-:class:`~mragent.memory.reader.Memory` once (the questions and their query
+:class:`~mragent.memory.reader.MemoryReader` once (the questions and their query
 embeddings, computed once by the parent, come with the plugin), through a worker plugin
 registered under a name of this pool's own (so two runs sharing a cluster do
 not replace each other's), and keeps it for the pool's life.
@@ -29,7 +29,7 @@ from mragent.core.genome import Genome
 from mragent.core.store import open_store
 from mragent.core.store.base import GraphStore
 from mragent.evolution.evaluator import EvaluationPolicy, Judged, Questions, judge_questions
-from mragent.memory.reader import Memory
+from mragent.memory.reader import MemoryReader
 
 CONNECT_TIMEOUT_S = 20
 
@@ -47,13 +47,13 @@ class MemoryPlugin(WorkerPlugin):
         self.db_url, self.ns = db_url, ns
         self.questions = questions
         self._store: GraphStore | None = None
-        self._memory: Memory | None = None
+        self._memory: MemoryReader | None = None
 
-    def memory(self) -> Memory:
+    def memory(self) -> MemoryReader:
         """This worker's memory (connected on the first call)."""
         if self._memory is None:
             self._store = open_store(self.db_url)
-            self._memory = Memory(self._store, self.ns)
+            self._memory = MemoryReader(self._store, self.ns)
         return self._memory
 
     def teardown(self, worker: object) -> None:

@@ -3,7 +3,7 @@
 In parallel, each worker of the cluster (:mod:`mragent.evolution.distributed`)
 opens its own store from the database URL (for the embedded default, the URL of
 the server the parent already started) and builds its own
-:class:`~mragent.memory.reader.Memory`. Results come back in submission order, so
+:class:`~mragent.memory.reader.MemoryReader`. Results come back in submission order, so
 parallel and serial runs give the same archive.
 
 An optional per-genome time cap stops a genome whose questions take longer in
@@ -27,7 +27,7 @@ from mragent.core.corpus import Question
 from mragent.core.genome import Genome
 from mragent.evolution.objectives import ACCURACY
 from mragent.evolution.trial import Evaluation, evaluation_from
-from mragent.memory.reader import Memory
+from mragent.memory.reader import MemoryReader
 
 if TYPE_CHECKING:
     from mragent.evolution.distributed import DaskPool
@@ -63,7 +63,7 @@ class Questions:
     vectors: np.ndarray
 
     @classmethod
-    def embedded(cls, memory: Memory, questions: Sequence[Question]) -> Questions:
+    def embedded(cls, memory: MemoryReader, questions: Sequence[Question]) -> Questions:
         """The questions with the memory's embedder's query vectors."""
         items = tuple(questions)
         vectors = memory.embedder.embed_queries([q.question for q in items]) if items else None
@@ -82,7 +82,7 @@ class Judged:
 
 
 def judge_questions(
-    memory: Memory,
+    memory: MemoryReader,
     questions: Questions,
     genome: Genome,
     indices: Sequence[int],
@@ -102,7 +102,7 @@ def judge_questions(
 
 
 def evaluate_genome(
-    memory: Memory,
+    memory: MemoryReader,
     questions: Sequence[Question] | Questions,
     genome: Genome,
     policy: EvaluationPolicy = EvaluationPolicy(),
@@ -142,7 +142,7 @@ class Evaluator:
 
     def __init__(
         self,
-        memory: Memory,
+        memory: MemoryReader,
         questions: Sequence[Question],
         *,
         db_url: str | None = None,

@@ -32,7 +32,7 @@ from typing import Any
 from mragent.core.corpus import Question
 from mragent.core.genome import Genome
 from mragent.evolution.stats import median_interval
-from mragent.memory.reader import Memory
+from mragent.memory.reader import MemoryReader
 
 VETO_RATIO = 1.0
 """The latency ratio (variant over baseline) a whole interval must lie above to veto:
@@ -119,7 +119,7 @@ class LatencyCheck:
 
 
 def retime(
-    memory: Memory,
+    memory: MemoryReader,
     questions: Sequence[Question],
     baseline: Genome,
     variant: Genome,
@@ -158,7 +158,7 @@ def retime(
     )
 
 
-def _timed(memory: Memory, question: Question, genome: Genome) -> float:
+def _timed(memory: MemoryReader, question: Question, genome: Genome) -> float:
     """Wall time of one reconstruction, in ms."""
     start = time.perf_counter()
     memory.reconstruct(question.question, genome)

@@ -28,7 +28,7 @@ from mragent.evolution.report_markdown import render_markdown
 from mragent.evolution.run import EvolveRun, HeldOut
 from mragent.evolution.study import NSGA3
 from mragent.evolution.trial import Evaluation, Trial
-from mragent.memory.reader import Memory
+from mragent.memory.reader import MemoryReader
 
 REPORT_JSON, REPORT_MD = "optimize.report.json", "optimize.report.md"
 PARETO_PNG, COMPARE_PNG = "pareto.png", "compare.png"
@@ -198,7 +198,7 @@ def write_explain_views(
         return []
     views = []
     with open_store(run.options.worker_url) as store:
-        memory = Memory(store, run.options.ns)
+        memory = MemoryReader(store, run.options.ns)
         for q in questions:
             href = f"{EXPLAIN_DIR}/{re.sub(r'[^A-Za-z0-9_.-]', '_', q.id)}.html"
             trace = build_trace(memory, q.question, run.chosen.genome)

@@ -28,7 +28,7 @@ from mragent.evolution.split import DEFAULT_SPLIT, split_questions
 from mragent.evolution.study import NSGA2, SELECTIONS, Study
 from mragent.evolution.tpe_proposer import TpeProposer
 from mragent.evolution.trial import Evaluation, Trial
-from mragent.memory.reader import Memory
+from mragent.memory.reader import MemoryReader
 
 EXIT_GATE_FAILED = 3
 DEFAULT_POPULATION = 16
@@ -241,7 +241,7 @@ def run_evolve(
     phase = on_phase or (lambda _message: None)
     train, held = _split(corpus, options)
     sha = file_sha256(options.corpus_path)
-    memory = Memory(store, options.ns)
+    memory = MemoryReader(store, options.ns)
     # The namespace's own default: ``real-model`` on a real model's vectors.
     baseline = memory.default_genome
     study, comparison, earlier_s = _search(
@@ -272,7 +272,7 @@ def run_evolve(
 
 
 def _search(
-    memory: Memory,
+    memory: MemoryReader,
     baseline: Genome,
     train: list[Question],
     options: EvolveOptions,
@@ -384,7 +384,7 @@ def new_study(
 
 
 def _held_out(
-    memory: Memory,
+    memory: MemoryReader,
     held: list[Question],
     baseline: Genome,
     variant: Genome,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
-from mragent.memory.records import MemoryRecord, TrustState
+from mragent.memory.records import TrustState
 from mragent.memory.writer import WriteResult
 
 
@@ -121,14 +121,3 @@ class Forgotten(_Result):
     """What a forget or purge did: the versions tombstoned (or erased)."""
 
     ids: list[str]
-
-
-def trust_at(record: MemoryRecord, as_of: float | None) -> TrustState:
-    """The trust state ``record`` had at record time ``as_of`` (None: now)."""
-    if as_of is None:
-        return record.trust
-    state = record.trust_log[0]
-    for since, value in zip(record.trust_at, record.trust_log, strict=True):
-        if since <= as_of:
-            state = value
-    return state

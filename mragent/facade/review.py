@@ -1,8 +1,10 @@
 """A human's session: review, trust and purge beside everything an agent may do.
 
 None of these is on an agent's surface: :func:`~mragent.facade.open.open_memory`
-hands an agent a plain :class:`~mragent.facade.session.MemorySession`, and the
-memory layer refuses them to any principal but a human whatever object asks.
+hands an agent a plain :class:`~mragent.facade.session.MemorySession`, the MCP
+server serves none of them (:mod:`mragent.mcp_server.catalog` declares them
+human-only), and this session and the memory layer refuse them to any principal
+but a human whatever object asks.
 """
 
 from __future__ import annotations
@@ -21,16 +23,18 @@ class ReviewSession(MemorySession):
 
     def pending(self, *, scopes: Sequence[str] | None = None, limit: int = 100) -> list[dict]:
         """Pending memories and pending corrections, oldest first."""
+        principal = self._human("review")
         with self._lock:
             return self._memories.pending(
-                arg.names(scopes, "scopes") or self.read_scopes, limit, principal=self.principal
+                arg.names(scopes, "scopes") or self.read_scopes, limit, principal=principal
             )
 
     def agent_forgets(self, *, scopes: Sequence[str] | None = None, limit: int = 100) -> list[dict]:
         """Memories agents forgot, awaiting a human's confirmation or restore."""
+        principal = self._human("review")
         with self._lock:
             return self._memories.agent_forgets(
-                arg.names(scopes, "scopes") or self.read_scopes, limit, principal=self.principal
+                arg.names(scopes, "scopes") or self.read_scopes, limit, principal=principal
             )
 
     def accept(self, memory_id: str, *, scope: str | None = None) -> MemoryRecord:
@@ -64,3 +68,11 @@ class ReviewSession(MemorySession):
                 scope=self._scope(scope),
             )
         return Forgotten(ids=ids)
+
+    def _human(self, action: str) -> Principal | None:
+        """The principal, refused unless a human (None: the implicit local human,
+        who reads the queues without credentials configured)."""
+        principal = self.principal
+        if principal is not None:
+            principal.require_human(action)
+        return principal

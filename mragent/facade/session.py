@@ -1,8 +1,11 @@
 """A session: one principal's handle on one namespace.
 
 :class:`MemorySession` holds the writer and one long-lived reader per read view;
-each reader stays current after the session's own writes and everyone else's
-(:mod:`mragent.facade.freshness`). Results are typed
+each reader stays current after the session's own writes and everyone else's by
+itself (the traversal reports the namespace version it read, and a reader behind
+it reads the change feed and answers again), so a recall is one round trip when
+nothing changed: the traversal, which brings the provenance of what it returns
+too. Results are typed
 (:mod:`mragent.facade.results`). The principal was authenticated when the
 session was opened (:func:`mragent.facade.open.open_memory`) and is checked
 again before every call whenever the credentials file has changed, so a revoked
@@ -16,29 +19,31 @@ server's workers): the store connection underneath is used by one at a time.
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 from types import TracebackType
 from typing import Any, TypeVar
 
 from mragent.apps.views.explain import build_trace
 from mragent.apps.views.explain_json import trace_json
 from mragent.core.embedding import Embedder
-from mragent.core.errors import ConfigError, MragentError
+from mragent.core.errors import ConfigError, EmbeddingMismatch, MragentError, NamespaceMissing
 from mragent.core.genome import Genome, load_genome
 from mragent.core.store.base import GraphStore
 from mragent.core.view import DEFAULT_SCOPE, ReadView, validate_scope
 from mragent.facade import arguments as arg
-from mragent.facade.freshness import FreshReader
-from mragent.facade.results import ContextItem, Forgotten, Recall, Sourced, Written, trust_at
+from mragent.facade.results import ContextItem, Forgotten, Recall, Sourced, Written
 from mragent.memory.audit import AuditLog
 from mragent.memory.auth import Standing
 from mragent.memory.principal import Principal
-from mragent.memory.reader import Memory, Reconstruction
+from mragent.memory.reader import MemoryReader, Reconstruction
 from mragent.memory.records import MemoryRecord
-from mragent.memory.writer import Memories
+from mragent.memory.requests import WriteRequest
+from mragent.memory.writer import MemoryWriter
 
 ViewKey = tuple[tuple[str, ...], bool, float | None]
 _Session = TypeVar("_Session", bound="MemorySession")
+_Answer = TypeVar("_Answer")
 KEPT_READERS = 4
 
 
@@ -65,10 +70,10 @@ class MemorySession:
         self.store, self.ns, self._standing = store, ns, standing
         self.scope = validate_scope(scope)
         self.read_scopes = arg.names(read_scopes, "read_scopes") or (self.scope,)
-        self.genome = genome  # None: the namespace's default (Memory.default_genome)
+        self.genome = genome  # None: the namespace's default (MemoryReader.default_genome)
         self._given = embedder  # None: the namespace's stamped embedder
-        self._memories = Memories(store, ns, audit or AuditLog(), embedder=embedder)
-        self._readers: dict[ViewKey, FreshReader] = {}
+        self._memories = MemoryWriter(store, ns, audit or AuditLog(), embedder=embedder)
+        self._readers: dict[ViewKey, MemoryReader] = {}
         self._owns_store = owns_store
         self._lock = threading.RLock()
 
@@ -97,16 +102,30 @@ class MemorySession:
         valid_to: float | None = None,
         readmit: bool = False,
     ) -> Written:
-        """Remember a text (see :meth:`mragent.memory.writer.Memories.remember`)."""
-        where = self._scope(scope)
-        with self._lock:
-            result = self._memories.remember(
-                arg.text(text, "text"), principal=self._writer(), scope=where,
+        """Remember a text: :meth:`write` of the :class:`~mragent.memory.requests.WriteRequest`
+        these arguments make (each described there; ``scope`` None: the session's)."""
+        return self.write(
+            WriteRequest(
+                arg.text(text, "text"), scope=arg.optional_text(scope, "scope"),
                 title=arg.optional_text(title, "title"), source=arg.optional_text(source, "source"),
                 cues=arg.optional_names(cues, "cues"), tags=arg.optional_names(tags, "tags"),
                 depends_on=arg.names(depends_on, "depends_on"), valid_from=valid_from,
                 valid_to=valid_to, readmit=arg.flag(readmit, "readmit"),
-            )  # fmt: skip
+            )
+        )  # fmt: skip
+
+    def write(self, request: WriteRequest) -> Written:
+        """Write one new memory as the session's principal (the door every surface's
+        remember takes: the command line and the MCP tool build the request too).
+
+        Raises:
+            ConfigError: without a principal to write as.
+            WriteRefused, AccessDenied: as
+                :meth:`~mragent.memory.writer.MemoryWriter.write`.
+        """
+        where = self._scope(request.scope)
+        with self._lock:
+            result = self._memories.write(replace(request, scope=where), principal=self._writer())
         return Written.of(result, where)
 
     def correct(
@@ -153,14 +172,15 @@ class MemorySession:
         """Answer ``question`` from memory (accepted memories of the read scopes by
         default), with the memories handed to synthesis and their provenance."""
         question = arg.text(question, "question")
-        view = self._view(scopes, include_pending, as_of)
+        view, chosen = self._view(scopes, include_pending, as_of), self._genome(genome)
         with self._lock:
-            reader = self._reader(view)
-            if reader is None:  # nothing was ever remembered here: nothing to answer from
-                return Recall(question=question, answer=None, abstained=True, sentence="",
-                              context=[], timings_ms={})  # fmt: skip
-            rec = reader.reconstruct(question, self._genome(genome))
-            return _recall(rec, self._provenance(rec, view), as_of)
+            rec = self._answer(
+                view, lambda reader: reader.reconstruct(question, chosen, provenance=True)
+            )
+        if rec is None:  # nothing is remembered here: nothing to answer from
+            return Recall(question=question, answer=None, abstained=True, sentence="",
+                          context=[], timings_ms={})  # fmt: skip
+        return _recall(rec, as_of)
 
     def explain(
         self,
@@ -174,12 +194,12 @@ class MemorySession:
         """How ``question`` is answered: cues, paths and their fates, contents, answer,
         timings, as one JSON document."""
         question = arg.text(question, "question")
-        view = self._view(scopes, include_pending, as_of)
+        view, chosen = self._view(scopes, include_pending, as_of), self._genome(genome)
         with self._lock:
-            reader = self._reader(view)
-            if reader is None:
-                raise MragentError(f"namespace {self.ns!r} holds no memories yet")
-            return trace_json(build_trace(reader, question, self._genome(genome)))
+            trace = self._answer(view, lambda reader: build_trace(reader, question, chosen))
+        if trace is None:
+            raise MragentError(f"namespace {self.ns!r} holds no memories yet")
+        return trace_json(trace)
 
     def get(self, memory_id: str, *, scope: str | None = None) -> MemoryRecord:
         """One stored version by id, tombstones included."""
@@ -275,42 +295,55 @@ class MemorySession:
             return self.genome
         return genome if isinstance(genome, Genome) else load_genome(genome)
 
-    def _reader(self, view: ReadView) -> Memory | None:
-        """The reader of ``view``; the last few views' readers are kept (each holds a
-        snapshot of the namespace, so an agent asking at many --as-of times must not
-        keep one per time)."""
+    def _reader(self, view: ReadView) -> MemoryReader | None:
+        """The reader of ``view`` (None while the namespace holds nothing); the last
+        few views' readers are kept (each holds an index of the namespace, so an
+        agent asking at many --as-of times must not keep one per time)."""
         key = (view.scopes, view.include_pending, view.as_of)
-        fresh = self._readers.pop(key, None)
-        if fresh is None:
-            fresh = FreshReader(
-                self.store, self.ns, lambda: Memory(self.store, self.ns, self._given, view=view)
-            )
-        self._readers[key] = fresh  # most recently used last
+        reader = self._readers.pop(key, None)
+        if reader is None:
+            try:
+                reader = MemoryReader(self.store, self.ns, self._given, view=view)
+            except NamespaceMissing:
+                return None
+        self._readers[key] = reader  # most recently used last
         while len(self._readers) > KEPT_READERS:
             self._readers.pop(next(iter(self._readers)))
-        return fresh.current()
+        return reader
 
-    def _provenance(self, rec: Reconstruction, view: ReadView) -> dict[str, MemoryRecord]:
-        ids = [item.candidate.id for item in rec.context.items]
-        if not ids:
-            return {}
-        rows = self.store.run(
-            "memory_records", {"ns": self.ns, "scopes": list(view.scopes), "ids": ids}
-        )
-        return {row["id"]: MemoryRecord.from_row(row) for row in rows}
+    def _answer(self, view: ReadView, ask: Callable[[MemoryReader], _Answer]) -> _Answer | None:
+        """``ask`` the reader of ``view``; None when the namespace holds nothing (never
+        written, or deleted since the reader was built)."""
+        reader = self._reader(view)
+        try:
+            return None if reader is None else ask(reader)
+        except NamespaceMissing:
+            self._forget_reader(view)
+            return None
+        except EmbeddingMismatch:
+            self._forget_reader(view)
+            if self._given is not None:
+                raise
+        # Re-embedded with another model since the reader was built: a session that
+        # named no embedder reads with the namespace's new one.
+        reader = self._reader(view)
+        return None if reader is None else ask(reader)
+
+    def _forget_reader(self, view: ReadView) -> None:
+        self._readers.pop((view.scopes, view.include_pending, view.as_of), None)
 
 
-def _recall(rec: Reconstruction, records: dict[str, MemoryRecord], as_of: float | None) -> Recall:
+def _recall(rec: Reconstruction, as_of: float | None) -> Recall:
     items = []
     for item in rec.context.items:
-        found = records.get(item.candidate.id)
+        found = rec.records.get(item.candidate.id)
         items.append(
             ContextItem(
                 id=item.candidate.id,
                 title=item.candidate.title or None,
                 text=item.candidate.text,
                 score=round(item.score, 4),
-                trust=trust_at(found, as_of) if found else None,
+                trust=found.trust_at(as_of) if found else None,  # type: ignore[arg-type]
                 scope=found.scope if found else None,
                 principal=found.principal if found else None,
                 source=found.source if found else None,

@@ -28,18 +28,13 @@ from mragent.core.errors import AccessDenied, ConfigError
 from mragent.core.view import DEFAULT_SCOPE
 from mragent.facade import MemorySession, open_memory
 from mragent.mcp_server.callers import Callers
+from mragent.mcp_server.catalog import instructions
 from mragent.mcp_server.stdio import run_stdio
 from mragent.mcp_server.tools import register
 from mragent.mcp_server.verifier import SCOPE, CredentialsVerifier
 from mragent.memory.credentials import Credentials, credentials_path
 
-INSTRUCTIONS = (
-    "Long-term memory. remember stores one fact; recall answers a question from memory "
-    "and names the memories it used; correct writes a new version; forget removes a "
-    "memory you wrote; history lists a memory's versions; explain shows how an answer "
-    "was reconstructed. What you write may wait for a human's review before recall "
-    "reads it by default (include_pending reads it sooner)."
-)
+INSTRUCTIONS = instructions()
 MCP_PATH = "/mcp"
 # Logs go to stderr only; a refused call is the agent's answer, not a server event.
 LOG: Literal["WARNING"] = "WARNING"

@@ -9,17 +9,21 @@ hash. The rules:
   (its versions live again, their edges, tags and cues rebuilt as they were
   written); :meth:`MemoryForgetting.agent_forgets` is that queue;
 * ``purge`` is for humans only: it cannot be undone.
+
+:class:`MemoryForgetting` is the writer's part that does it
+(:class:`~mragent.memory.writer.MemoryWriter`), over the namespace's
+:class:`~mragent.memory.versions.MemoryVersions`; review gives its verdicts.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from mragent.core.corpus import Content, Corpus
+from mragent.core.corpus import Content
 from mragent.core.errors import ConfigError, WriteRefused
 from mragent.core.view import DEFAULT_SCOPE, validate_scope
 from mragent.memory import index_files
-from mragent.memory.ingest import WriteStamp, build_batches, prepare_write
+from mragent.memory.ingest import WriteStamp, content_batch, prepare_write
 from mragent.memory.principal import Principal
 from mragent.memory.records import MemoryRecord
 from mragent.memory.space import staging_namespace
@@ -28,8 +32,16 @@ from mragent.memory.versions import MemoryVersions
 TRACES_READ = 10_000  # more than any namespace keeps (traces are capped per namespace)
 
 
-class MemoryForgetting(MemoryVersions):
-    """Forget and purge a memory; the queue of agents' forgets and its verdicts."""
+class MemoryForgetting:
+    """Forget and purge a memory; the queue of agents' forgets and its verdicts.
+
+    Args:
+        versions: The namespace's stored versions and write plumbing.
+    """
+
+    def __init__(self, versions: MemoryVersions) -> None:
+        self.versions = versions
+        self.store, self.ns = versions.store, versions.ns
 
     def forget(
         self, memory_id: str, *, principal: Principal, reason: str, scope: str = DEFAULT_SCOPE
@@ -48,17 +60,17 @@ class MemoryForgetting(MemoryVersions):
         if not reason.strip():
             raise ConfigError("--reason is required: say why the memory is forgotten")
         principal.check_write(scope)
-        record = self.get(memory_id, scope)
+        record = self.versions.get(memory_id, scope)
         if principal.is_agent:
-            writers = {version.principal for version in self.history(memory_id, scope)}
+            writers = {version.principal for version in self.versions.history(memory_id, scope)}
             if writers != {str(principal)}:
                 raise WriteRefused(
                     f"{principal} may forget only memories it wrote; memory {memory_id!r} "
                     f"has versions by {', '.join(sorted(writers - {str(principal)}))}"
                 )
-        now = self.clock()
+        now = self.versions.clock()
         params = {"ns": self.ns, "scopes": [scope], "lineage": record.lineage}
-        with self._audited(
+        with self.versions.audited(
             principal, "forget", record.lineage, record.hash, None, {"reason": reason}
         ):
             rows = self.store.run(
@@ -68,7 +80,7 @@ class MemoryForgetting(MemoryVersions):
             # The tags cut now, and those a forget interrupted before pruning cut earlier.
             cut = {t for row in rows for t in [*row["tags"], *(row["cut_tags"] or [])]}
             self._prune_orphans(scope, sorted(cut))
-            self._rank(scope, sorted({t for row in rows for t in row["tag_names"]}), [])
+            self.versions.rank(scope, sorted({t for row in rows for t in row["tag_names"]}), [])
         return [row["id"] for row in rows]
 
     def purge(
@@ -92,15 +104,15 @@ class MemoryForgetting(MemoryVersions):
         if not reason.strip():
             raise ConfigError("--reason is required: say why the memory is purged")
         principal.check_write(scope)
-        record = self.get(memory_id, scope)
+        record = self.versions.get(memory_id, scope)
         if not record.forgotten:
             self.forget(memory_id, principal=principal, reason=reason, scope=scope)
         params = {"ns": self.ns, "scopes": [scope], "lineage": record.lineage}
-        texts = [v.text for v in self.history(memory_id, scope) if v.text is not None]
-        with self._audited(
+        texts = [v.text for v in self.versions.history(memory_id, scope) if v.text is not None]
+        with self.versions.audited(
             principal, "purge", record.lineage, record.hash, None, {"reason": reason}
         ):
-            rows = self.store.run("memory_purge", {**params, "at": self.clock()})
+            rows = self.store.run("memory_purge", {**params, "at": self.versions.clock()})
             quoting = [
                 row["id"]
                 for row in self.store.run("trace_get", {"ns": self.ns, "limit": TRACES_READ})
@@ -135,16 +147,16 @@ class MemoryForgetting(MemoryVersions):
             "memory_agent_forgets", {"ns": self.ns, "scopes": list(scopes), "limit": limit}
         )
 
-    # -- verdicts on an agent's forget (called by review) ------------------------------
+    # -- verdicts on an agent's forget (given by review) -------------------------------
 
-    def _confirm_forget(self, record: MemoryRecord, principal: Principal) -> None:
+    def confirm_forget(self, record: MemoryRecord, principal: Principal) -> None:
         """A human confirms an agent's forget: it leaves the queue, the tombstone stays."""
-        with self._audited(
+        with self.versions.audited(
             principal, "accept", record.lineage, record.hash, None, {"forget": "confirmed"}
         ):
             self.store.run("memory_forget_reviewed", self._lineage_params(record, principal))
 
-    def _restore(self, record: MemoryRecord, principal: Principal) -> list[str]:
+    def restore(self, record: MemoryRecord, principal: Principal) -> list[str]:
         """A human rejects an agent's forget: every version lives again as it was.
 
         Each version's tags, cues and edges are rebuilt from its text as its own
@@ -155,27 +167,25 @@ class MemoryForgetting(MemoryVersions):
         Returns:
             The ids of the versions restored.
         """
-        versions = [v for v in self.history(record.id, record.scope) if v.text is not None]
-        prepare_write(self.store, self.ns, self.embedder)  # refuses another embedder
-        with self._audited(
+        versions = [v for v in self.versions.history(record.id, record.scope) if v.text is not None]
+        prepare_write(self.store, self.ns, self.versions.embedder)  # refuses another embedder
+        with self.versions.audited(
             principal, "reject", record.lineage, None, record.hash, {"forget": "restored"}
         ):
             tags: set[str] = set()
             cues: set[str] = set()
             for version in versions:
                 stamp = WriteStamp(principal, record.scope, version.trust, version.recorded_at)
-                (batch,) = build_batches(
-                    Corpus(contents=[_as_content(version)], name=version.principal),
-                    self.extractor,
-                    self.embedder,
-                    stamp,
-                )
-                params = batch.params(self.ns, record.scope, self.audit.seal)
+                batch = content_batch(
+                    _as_content(version), self.versions.extractor, self.versions.embedder,
+                    stamp, version.principal,
+                )  # fmt: skip
+                params = batch.params(self.ns, record.scope, self.versions.audit.seal)
                 self.store.run("ingest_batch", params)
                 tags.update(tag["name"] for tag in batch.tags)
                 cues.update(cue["text"] for cue in batch.cues)
             rows = self.store.run("memory_unforget", self._lineage_params(record, principal))
-            self._rank(record.scope, sorted(tags), sorted(cues))
+            self.versions.rank(record.scope, sorted(tags), sorted(cues))
         return [row["id"] for row in rows]
 
     def _lineage_params(self, record: MemoryRecord, principal: Principal) -> dict:
@@ -184,7 +194,7 @@ class MemoryForgetting(MemoryVersions):
             "scopes": [record.scope],
             "lineage": record.lineage,
             "principal": str(principal),
-            "at": self.clock(),
+            "at": self.versions.clock(),
         }
 
     def _prune_orphans(self, scope: str, tags: list[str]) -> None:

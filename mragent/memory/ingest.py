@@ -190,6 +190,23 @@ def build_batches(
     return list(_built(source, stamp, embedder))
 
 
+def content_batch(
+    content: Content, extractor: Extractor, embedder: Embedder, stamp: WriteStamp, source: str
+) -> GraphRecords:
+    """One content's nodes and edges, embedded: what a single write (remember,
+    correct, a restored version) sends, weighed by the content's own statistics.
+
+    Args:
+        source: The content's source when it names none (its writer).
+    """
+    extraction = extractor.fit([content]).extract(content)
+    stats = CorpusStats()
+    stats.add(extraction)
+    batch = _batch([(content, extraction)], source, stamp, stats, {}, None)
+    _embed(batch, embedder, {})
+    return batch
+
+
 def _built(
     source: CorpusSource, stamp: WriteStamp, embedder: Embedder, written: set[str] | None = None
 ) -> Iterator[GraphRecords]:
@@ -300,7 +317,7 @@ def _add_nodes_and_edges(
 
 def ingest(
     store: GraphStore,
-    corpus: Corpus,
+    corpus: Corpus | Path,
     ns: str,
     *,
     principal: Principal,
@@ -312,105 +329,67 @@ def ingest(
     readmit: bool = False,
     progress: Callable[[int, int], None] | None = None,
 ) -> IngestReport:
-    """Write a validated corpus into namespace ``ns``, scope ``scope``.
+    """Write a corpus into namespace ``ns``, scope ``scope``: one validated in memory,
+    or a corpus file, streamed (memory stays bounded by one batch and the corpus
+    statistics, however large the file: see :mod:`mragent.memory.ingest_source`).
 
-    Idempotent: nodes merge on natural keys, so ingesting the same corpus twice
-    adds nothing. Each batch is one atomic statement. The contents start
+    Every record is checked before anything is written. Idempotent: nodes merge on
+    natural keys, so ingesting the same corpus twice adds nothing. Each batch is one
+    atomic statement, and the whole run one audit record. The contents start
     accepted unless ``principal`` is an agent the namespace does not trust.
-    ``embedder`` defaults to the namespace's stamped one (the default embedder
-    for a new namespace); each batch is embedded as it is built, and
+    ``embedder`` defaults to the namespace's stamped one (the default embedder for a
+    new namespace); each batch is embedded as it is built, and
     ``progress(done, total)`` counts the batches embedded and written.
 
     Raises:
-        CorpusError: for an invalid namespace.
+        CorpusError: for an invalid namespace, or a bad record of the file (naming
+            the file and record).
         ConfigError: for an invalid scope.
         EmbeddingMismatch: when ``ns`` was written with another embedder.
         WriteRefused: when a text is identical to a forgotten memory of the scope
             (unless ``readmit``).
         AccessDenied: for a scope outside the principal's write grants.
     """
-    source = CorpusSource.of_corpus(corpus, batch_size)
-    options = _Options(principal, audit, scope, extractor, embedder, readmit, progress)
-    return _ingest(store, source, ns, options)
-
-
-def ingest_file(
-    store: GraphStore,
-    path: Path,
-    ns: str,
-    *,
-    principal: Principal,
-    audit: AuditLog,
-    scope: str = DEFAULT_SCOPE,
-    extractor: Extractor | None = None,
-    embedder: Embedder | None = None,
-    batch_size: int = BATCH_SIZE,
-    readmit: bool = False,
-    progress: Callable[[int, int], None] | None = None,
-) -> IngestReport:
-    """:func:`ingest` of a corpus file, streamed: memory stays bounded by one batch
-    and the corpus statistics, however large the file (see
-    :mod:`mragent.memory.ingest_source`).
-
-    Every record is validated before anything is written; the same errors as
-    :func:`ingest`, and a :class:`~mragent.core.errors.CorpusError` naming the
-    file and record for bad input.
-    """
-    source = CorpusSource.of_file(Path(path), batch_size)
-    options = _Options(principal, audit, scope, extractor, embedder, readmit, progress)
-    return _ingest(store, source, ns, options)
-
-
-@dataclass(frozen=True)
-class _Options:
-    principal: Principal
-    audit: AuditLog
-    scope: str
-    extractor: Extractor | None
-    embedder: Embedder | None
-    readmit: bool
-    progress: Callable[[int, int], None] | None
-
-
-def _ingest(store: GraphStore, source: CorpusSource, ns: str, opts: _Options) -> IngestReport:
-    """Check the whole source, then write it batch by batch under one audit record."""
+    if isinstance(corpus, Corpus):
+        source = CorpusSource.of_corpus(corpus, batch_size)
+    else:
+        source = CorpusSource.of_file(Path(corpus), batch_size)
     validate_namespace(ns)
-    validate_scope(opts.scope)
-    opts.principal.check_write(opts.scope)
-    scan = source.check(opts.extractor or RuleExtractor())
+    validate_scope(scope)
+    principal.check_write(scope)
+    scan = source.check(extractor or RuleExtractor())
     rows = store.run("get_space", {"ns": ns})
-    embedder = space_embedder(ns, rows[0] if rows else None, opts.embedder, "write")
+    embedder = space_embedder(ns, rows[0] if rows else None, embedder, "write")
     total = -(-scan.count // source.batch_size)
     # Held from the forgotten-text check to the last batch: no forget slips in between.
-    with opts.audit.exclusive():
+    with audit.exclusive():
         readmitted = refuse_forgotten(
-            store, ns, opts.scope, scan.keys, opts.readmit, source.name, scan.hashes
+            store, ns, scope, scan.keys, readmit, source.name, scan.hashes
         )
         space = prepare_write(store, ns, embedder)
-        accepted = opts.principal.writes_accepted(space.get("trusted") or [])
-        stamp = WriteStamp(opts.principal, opts.scope, "accepted" if accepted else "pending")
+        accepted = principal.writes_accepted(space.get("trusted") or [])
+        stamp = WriteStamp(principal, scope, "accepted" if accepted else "pending")
         before = namespace_stats(store, ns)
-        detail: dict[str, Any] = {"contents": scan.count, "scope": opts.scope, "trust": stamp.trust}
+        detail: dict[str, Any] = {"contents": scan.count, "scope": scope, "trust": stamp.trust}
         if readmitted:
             detail["readmit"] = True
         # One record for the whole ingest: its "after" hash covers every text in order.
-        entry = (ns, opts.principal, "ingest", source.name, None, scan.digest, detail)
-        seal = opts.audit.seal
-        with audited(store, opts.audit, *entry):
+        entry = (ns, principal, "ingest", source.name, None, scan.digest, detail)
+        with audited(store, audit, *entry):
             cues: set[str] = set()  # every cue text the run links (filled as batches are built)
             built = _built(source, stamp, embedder, written=cues)
             # Encoded in the worker too: a batch's parameters are megabytes of text.
             batches = (
-                (batch, store.statement("ingest_batch", batch.params(ns, opts.scope, seal)))
+                (batch, store.statement("ingest_batch", batch.params(ns, scope, audit.seal)))
                 for batch in built
             )
             tags: set[str] = set()
             for done, (batch, statement) in enumerate(_ahead(batches), start=1):
                 store.execute(statement)
                 tags.update(tag["name"] for tag in batch.tags)
-                if opts.progress:
-                    opts.progress(done, total)
-            rank_touched(store, ns, opts.scope, sorted(tags), sorted(cues))
+                if progress:
+                    progress(done, total)
+            rank_touched(store, ns, scope, sorted(tags), sorted(cues))
     return IngestReport(ns, scan.count, total, before, namespace_stats(store, ns))
 
 

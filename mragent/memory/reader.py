@@ -1,13 +1,13 @@
 """A memory: one namespace in one graph store, read by reconstruction, as it is now.
 
-:class:`Memory` holds what a question needs besides the database: a
+:class:`MemoryReader` holds what a question needs besides the database: a
 :class:`~mragent.memory.live_index.LiveIndex` of the namespace's cues and
 contents (dense and sparse cue search, passage BM25), tied to the namespace
 version it reflects. It starts from the newest persisted copy (or builds one
 from the database once), then follows the change feed: never a copy of the
 namespace per process.
 
-:meth:`Memory.reconstruct` proposes entry candidates from its indexes and
+:meth:`MemoryReader.reconstruct` proposes entry candidates from its indexes and
 sends them in ONE round trip (``traverse.cypher``) that checks the namespace
 version, confirms each candidate under the read view, traverses, walks the
 bridges and returns the key, title and text of every content handed back. If
@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from mragent.core.embedding import Embedder, EmbedderIdentity
-from mragent.core.errors import MragentError
+from mragent.core.errors import NamespaceMissing
 from mragent.core.genome import Genome, default_genome
 from mragent.core.retrieval.abstention import AbstentionRule
 from mragent.core.retrieval.blend import blend, bridge_walk
@@ -36,7 +36,7 @@ from mragent.core.retrieval.cue_search import CueHit
 from mragent.core.retrieval.evidence import Evidence, profile
 from mragent.core.retrieval.extractive import ExtractiveSynthesizer
 from mragent.core.retrieval.passages import merge_cues
-from mragent.core.retrieval.reconstruct import Candidate, Traversal, traverse
+from mragent.core.retrieval.reconstruct import Candidate, Provenance, Traversal, traverse
 from mragent.core.retrieval.rerank import Ranked, rerank
 from mragent.core.retrieval.rounds import Population
 from mragent.core.retrieval.synthesis import Answer, Context, Synthesizer, assemble
@@ -67,6 +67,7 @@ class Reconstruction:
     evidence: dict[str, float] = field(default_factory=dict)  # the evidence profile
     round_trips: int = 1  # traversal round trips of the answer's attempt (one per round)
     round_work: int = 0  # graph elements of later rounds' paths to contents already reached
+    records: dict[str, Provenance] = field(default_factory=dict)  # when asked: by content id
 
     @property
     def retrieved_keys(self) -> list[str]:
@@ -90,7 +91,7 @@ class Reconstruction:
         return sum(self.timings_ms.values())
 
 
-class Memory:
+class MemoryReader:
     """Reads one namespace by reconstruction.
 
     Args:
@@ -151,7 +152,9 @@ class Memory:
     def _space_row(self) -> dict:
         rows = self.store.run("get_space", {"ns": self.ns})
         if not rows:
-            raise MragentError(f"namespace {self.ns!r} holds no memories (ingest something first)")
+            raise NamespaceMissing(
+                f"namespace {self.ns!r} holds no memories (ingest something first)"
+            )
         return rows[0]
 
     def _space(self) -> dict:
@@ -174,8 +177,9 @@ class Memory:
             The version now reflected.
 
         Raises:
-            MragentError: when the namespace is gone; its subclasses when it is being
-                re-embedded, or now stamps another embedder.
+            NamespaceMissing: when the namespace is gone.
+            MigrationInProgress, EmbeddingMismatch: when it is being re-embedded, or
+                now stamps another embedder.
         """
         self._sync(self._space())
         return self.index.version
@@ -252,6 +256,7 @@ class Memory:
         genome: Genome | None = None,
         native_vector_index: bool = False,
         vector: np.ndarray | None = None,
+        provenance: bool = False,
     ) -> Reconstruction:
         """Answer ``question`` by cue search, traversal, rerank and synthesis.
 
@@ -264,6 +269,11 @@ class Memory:
                 vector index instead of the in-process HNSW index.
             vector: The question's query embedding, when the caller computed it
                 already (evolution embeds its questions once per run).
+            provenance: Read every returned content's provenance in the same round
+                trips (:attr:`Reconstruction.records`), for a caller that shows it.
+
+        Raises:
+            NamespaceMissing: when the namespace was deleted since the reader was built.
         """
         genome = genome or self.default_genome
         start = time.perf_counter()
@@ -280,9 +290,9 @@ class Memory:
             proposed, relevance = self.candidates(question, genome, native_vector_index, vector)
             mark = time.perf_counter()
             timings["cue_search"] += (mark - start) * 1000
-            found = traverse(self.store, self.ns, self.view, proposed, genome)
+            found = traverse(self.store, self.ns, self.view, proposed, genome, records=provenance)
             if found is None:
-                raise MragentError(f"namespace {self.ns!r} no longer exists")
+                raise NamespaceMissing(f"namespace {self.ns!r} no longer exists")
             if isinstance(relevance, rounds.RoundsState):
                 handing = {hit.id: [hit.seed] for hit in found.entries if hit.seed}
                 rounds.absorb(relevance, found, handing)
@@ -291,7 +301,7 @@ class Memory:
                 if self._current(found, relevance) or attempt == MAX_RETRIES:
                     rounds.later_rounds(
                         relevance, self.store, self.ns, self.view, self.index, question,
-                        self._masks()[0], genome,
+                        self._masks()[0], genome, provenance,
                     )  # fmt: skip
             timings["traversal"] += (time.perf_counter() - mark) * 1000
             if self._current(found, relevance):
@@ -320,7 +330,10 @@ class Memory:
         mark = time.perf_counter()
         walk = bridge_walk(found.seeds, genome.traversalDepth, found.bridges)
         candidates, extra, trips, later = found.candidates, walk.extra, 1, 0
+        records = dict(found.records)
         if isinstance(relevance, rounds.RoundsState):
+            for later_trip in relevance.traversals:
+                records.update(later_trip.records)
             candidates, extra = rounds.merged(relevance, walk.extra)
             trips = len(relevance.traversals)
             # Rows a later round walked to a content an earlier one returned cost work too.
@@ -357,4 +370,5 @@ class Memory:
             evidence=evidence,
             round_trips=trips,
             round_work=later,
+            records=records,
         )

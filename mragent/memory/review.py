@@ -13,6 +13,9 @@ of things an agent did:
 * an **agent's forget**: accepting confirms it; rejecting restores the memory.
 
 Only a human grants an agent trust, so that its new memories start accepted.
+
+:class:`MemoryReview` is the writer's part that does it
+(:class:`~mragent.memory.writer.MemoryWriter`).
 """
 
 from __future__ import annotations
@@ -26,10 +29,20 @@ from mragent.memory.forgetting import MemoryForgetting
 from mragent.memory.ingest import prepare_write
 from mragent.memory.principal import Principal
 from mragent.memory.records import MemoryRecord
+from mragent.memory.versions import MemoryVersions
 
 
-class MemoryReview(MemoryForgetting):
-    """The review queue, accept and reject, and agent trust, for one namespace."""
+class MemoryReview:
+    """The review queue, accept and reject, and agent trust, for one namespace.
+
+    Args:
+        versions: The namespace's stored versions and write plumbing.
+        forgetting: Confirms or undoes an agent's forget when a human reviews it.
+    """
+
+    def __init__(self, versions: MemoryVersions, forgetting: MemoryForgetting) -> None:
+        self.versions, self.forgetting = versions, forgetting
+        self.store, self.ns = versions.store, versions.ns
 
     def pending(
         self,
@@ -55,10 +68,10 @@ class MemoryReview(MemoryForgetting):
         agent's forget of it)."""
         record = self._reviewable(memory_id, principal, scope)
         if record.forget_awaits_review:
-            self._confirm_forget(record, principal)
-            return self.get(memory_id, scope)
+            self.forgetting.confirm_forget(record, principal)
+            return self.versions.get(memory_id, scope)
         self._refuse_stale(record)
-        with self._audited(
+        with self.versions.audited(
             principal,
             "accept",
             record.id,
@@ -67,7 +80,7 @@ class MemoryReview(MemoryForgetting):
             {"trust": [record.trust, "accepted"]},
         ):
             self.store.run("memory_accept", self._review_params(record, principal))
-        return self.get(memory_id, scope)
+        return self.versions.get(memory_id, scope)
 
     def reject(
         self, memory_id: str, *, principal: Principal, scope: str = DEFAULT_SCOPE
@@ -80,11 +93,11 @@ class MemoryReview(MemoryForgetting):
         """
         record = self._reviewable(memory_id, principal, scope)
         if record.forget_awaits_review:
-            self._restore(record, principal)
+            self.forgetting.restore(record, principal)
             return []
         # The demotions happen in the same statement as the rejection, so the
         # record names the cascade rather than the ids it will reach.
-        with self._audited(
+        with self.versions.audited(
             principal,
             "reject",
             record.id,
@@ -107,18 +120,18 @@ class MemoryReview(MemoryForgetting):
         principal.require_human("trust")
         if agent.kind != "agent":
             raise ConfigError(f"trust is granted to agents, not {agent}")
-        space = prepare_write(self.store, self.ns, self.embedder)
+        space = prepare_write(self.store, self.ns, self.versions.embedder)
         current = set(space.get("trusted") or [])
         updated = sorted(current | {str(agent)} if trusted else current - {str(agent)})
         action_detail = {"agent": str(agent), "trusted": trusted}
-        with self._audited(principal, "trust", str(agent), None, None, action_detail):
+        with self.versions.audited(principal, "trust", str(agent), None, None, action_detail):
             self.store.run("space_trust", {"ns": self.ns, "trusted": updated})
         return updated
 
     def _reviewable(self, memory_id: str, principal: Principal, scope: str) -> MemoryRecord:
         principal.require_human("review")
         principal.check_write(scope)
-        record = self.get(memory_id, scope)
+        record = self.versions.get(memory_id, scope)
         if record.principal == str(principal):
             raise WriteRefused(f"{principal} wrote memory {memory_id!r} and cannot review it")
         if record.forgotten and not record.forget_awaits_review:
@@ -134,7 +147,7 @@ class MemoryReview(MemoryForgetting):
         """
         if record.trust != "pending" or not record.supersedes:
             return
-        for old in self.records(record.supersedes, record.scope):
+        for old in self.versions.records(record.supersedes, record.scope):
             if old.superseded_at is not None and old.superseded_at != record.recorded_at:
                 raise WriteRefused(
                     f"memory {record.id!r} corrects {old.id!r}, which was superseded since; "
@@ -147,5 +160,5 @@ class MemoryReview(MemoryForgetting):
             "scopes": [record.scope],
             "id": record.id,
             "principal": str(principal),
-            "at": self.clock(),
+            "at": self.versions.clock(),
         }

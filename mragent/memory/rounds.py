@@ -117,7 +117,7 @@ def absorb(state: RoundsState, found: Traversal, handing: dict[str, list[str]]) 
     chains = state.chains
     contents = [c for _, c in found.seeds] + found.candidates + [c for _, c in found.bridges]
     # A content written after the reader's version is unknown to its index; the reader
-    # then answers again from its refreshed index (Memory.reconstruct), so pass it by.
+    # then answers again from its refreshed index (MemoryReader.reconstruct), so pass it by.
     contents = [c for c in contents if c.id in state.indexed]
     for cand in contents:
         state.returned.setdefault(cand.id, cand)
@@ -181,9 +181,11 @@ def later_rounds(
     question: str,
     cue_mask: np.ndarray,
     genome: Genome,
+    records: bool = False,
 ) -> None:
     """Run rounds 2.. until ``rounds`` round trips, a round raising no value, or no cue
-    left to enter at (a namespace gone midway ends the loop too)."""
+    left to enter at (a namespace gone midway ends the loop too); ``records``: each
+    round trip brings its contents' provenance."""
     while len(state.traversals) < genome.rounds:
         if len(state.traversals) > 1 and not state.raised:
             return
@@ -193,7 +195,7 @@ def later_rounds(
         found = traverse(
             store, ns, view, hits, genome,
             bridges=False, entries=len(hits), limit=LATER_LIMIT * genome.maxContent, depth=1,
-            hand_on=len(state.traversals) + 1 < genome.rounds,
+            hand_on=len(state.traversals) + 1 < genome.rounds, records=records,
         )  # fmt: skip
         if found is None:
             return

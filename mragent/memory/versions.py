@@ -1,9 +1,10 @@
 """The plumbing every write to a namespace shares: its stored versions, the audit, ranks.
 
-:class:`MemoryVersions` is the base of :class:`~mragent.memory.writer.Memories`
-(through :class:`~mragent.memory.review.MemoryReview`): it holds the namespace,
-its store, audit log, embedder, extractor and clock, reads stored versions and
-ties a write to its audit record.
+:class:`MemoryVersions` is the part of :class:`~mragent.memory.writer.MemoryWriter`
+the others are built on (:class:`~mragent.memory.forgetting.MemoryForgetting`,
+:class:`~mragent.memory.review.MemoryReview`): it holds the namespace, its store,
+audit log, embedder, extractor and clock, reads stored versions and ties a write
+to its audit record.
 """
 
 from __future__ import annotations
@@ -98,7 +99,7 @@ class MemoryVersions:
         )
         return self.records([row["id"] for row in rows], scope)
 
-    def _audited(
+    def audited(
         self,
         principal: Principal,
         action: str,
@@ -107,10 +108,12 @@ class MemoryVersions:
         after: str | None,
         detail: dict[str, Any] | None,
     ) -> AbstractContextManager[None]:
+        """The block a write runs in: its audit record first, the namespace's version
+        and audit anchor moved at the end (:func:`~mragent.memory.audited.audited`)."""
         return audited(
             self.store, self.audit, self.ns, principal, action, target, before, after, detail
         )
 
-    def _rank(self, scope: str, tags: list[str], cues: list[str]) -> None:
+    def rank(self, scope: str, tags: list[str], cues: list[str]) -> None:
         """Re-rank the edges out of the tags and cues a write touched."""
         rank_touched(self.store, self.ns, scope, tags, cues)

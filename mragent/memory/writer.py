@@ -1,6 +1,10 @@
 """Writing to a memory people can trust: remember, correct, forget, purge, review.
 
-:class:`Memories` is the write side of one namespace. Every method takes the
+:class:`MemoryWriter` is the write side of one namespace, composed of its parts:
+the stored versions and write plumbing
+(:class:`~mragent.memory.versions.MemoryVersions`), forgetting
+(:class:`~mragent.memory.forgetting.MemoryForgetting`) and review
+(:class:`~mragent.memory.review.MemoryReview`). Every method takes the
 principal making the change (there is no other way in), checks the change
 against the memory's rules and the principal's write grants, appends a
 hash-chained audit record *before* the database write (write-ahead: the log
@@ -10,7 +14,7 @@ so it is atomic on every engine.
 Rules:
 
 * A new memory is accepted if its principal is a human, a system principal or
-  an agent the namespace trusts (:meth:`Memories.set_trust`); otherwise pending.
+  an agent the namespace trusts (:meth:`MemoryWriter.set_trust`); otherwise pending.
 * ``correct`` writes a new version (same lineage) and closes the old one's
   record time in the same statement; ``recall --as-of`` reads either side. An
   agent's correction of an *accepted* version is pending and leaves the old one
@@ -24,17 +28,23 @@ Rules:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from mragent.core.corpus import Content, Corpus, checked_body, checked_name, checked_names
+from mragent.core.corpus import Content
+from mragent.core.embedding import Embedder
 from mragent.core.errors import ConfigError, WriteRefused
+from mragent.core.extract import Extractor
+from mragent.core.store.base import GraphStore
 from mragent.core.times import check_time
-from mragent.core.view import DEFAULT_SCOPE, validate_scope
+from mragent.core.view import DEFAULT_SCOPE
+from mragent.memory.audit import AuditLog
+from mragent.memory.forgetting import MemoryForgetting
 from mragent.memory.ingest import (
     WriteStamp,
-    build_batches,
+    content_batch,
     forget_key,
     new_id,
     prepare_write,
@@ -43,7 +53,9 @@ from mragent.memory.ingest import (
 )
 from mragent.memory.principal import Principal
 from mragent.memory.records import MemoryRecord
+from mragent.memory.requests import WriteRequest
 from mragent.memory.review import MemoryReview
+from mragent.memory.versions import MemoryVersions
 
 MAX_DEPENDENCIES = 64
 
@@ -68,90 +80,122 @@ class WriteResult:
     until a human accepts the correction."""
 
 
-class Memories(MemoryReview):
-    """The write side of one namespace.
+@dataclass(frozen=True)
+class _Version:
+    """One version about to be written: what it holds and what it changes.
 
-    Constructed as :class:`~mragent.memory.versions.MemoryVersions` (store,
-    namespace, audit log; embedder, extractor and clock optional), which also
-    reads stored versions; review and trust come from
-    :class:`~mragent.memory.review.MemoryReview`.
+    Attributes:
+        content: Its key (the new id), text and labels.
+        lineage: The memory it is a version of.
+        valid: Its valid time (from, to).
+        action: ``remember`` or ``correct`` (the audit record's action).
+        supersedes: Each older version and the record time it is closed at, or None
+            to link it and leave it current (a correction awaiting review).
+        depends: Ids of the versions it rests on.
+        before: The hash of the version it replaces (the audit record's before).
+        detail: The audit record's detail.
+        pending: Start it pending whoever writes it.
     """
+
+    content: Content
+    lineage: str
+    valid: tuple[float | None, float | None]
+    action: str
+    supersedes: dict[str, float | None] = field(default_factory=dict)
+    depends: Sequence[str] = ()
+    before: str | None = None
+    detail: dict[str, Any] = field(default_factory=dict)
+    pending: bool = False
+
+
+class MemoryWriter:
+    """The write side of one namespace: remember and correct here, the rest by its parts.
+
+    Args:
+        store, ns, audit, embedder, extractor, clock: The namespace and what its
+            writes use, as :class:`~mragent.memory.versions.MemoryVersions` takes them.
+
+    Attributes:
+        versions: Reads stored versions; the plumbing every write shares.
+        forgetting: Forget, purge and the queue of agents' forgets.
+        review: The review queue, accept, reject and agent trust.
+    """
+
+    def __init__(
+        self,
+        store: GraphStore,
+        ns: str,
+        audit: AuditLog,
+        *,
+        embedder: Embedder | None = None,
+        extractor: Extractor | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.versions = MemoryVersions(
+            store, ns, audit, embedder=embedder, extractor=extractor, clock=clock
+        )
+        self.forgetting = MemoryForgetting(self.versions)
+        self.review = MemoryReview(self.versions, self.forgetting)
+        self.store, self.ns, self.audit = store, ns, audit
+        # The whole write surface, each method its part's: one door per action.
+        self.forget = self.forgetting.forget
+        self.purge = self.forgetting.purge
+        self.agent_forgets = self.forgetting.agent_forgets
+        self.pending = self.review.pending
+        self.accept = self.review.accept
+        self.reject = self.review.reject
+        self.set_trust = self.review.set_trust
+        self.records = self.versions.records
+        self.get = self.versions.get
+        self.history = self.versions.history
+
+    @property
+    def embedder(self) -> Embedder:
+        """The embedder writes use (resolved from the namespace's stamp on first use)."""
+        return self.versions.embedder
 
     # -- writes ----------------------------------------------------------------------
 
-    def remember(
-        self,
-        text: str,
-        *,
-        principal: Principal,
-        scope: str = DEFAULT_SCOPE,
-        title: str | None = None,
-        source: str | None = None,
-        cues: Sequence[str] | None = None,
-        tags: Sequence[str] | None = None,
-        depends_on: Sequence[str] = (),
-        valid_from: float | None = None,
-        valid_to: float | None = None,
-        readmit: bool = False,
-    ) -> WriteResult:
-        """Store a new memory.
+    def write(self, request: WriteRequest, *, principal: Principal) -> WriteResult:
+        """Store a new memory as ``request`` describes it (its scope None: ``shared``).
 
         Args:
-            text: What to remember.
+            request: The memory, its fields already checked.
             principal: Who remembers it (decides its starting trust state).
-            scope: The scope it lives in.
-            title, source: Optional labels; the title also becomes its primary tag.
-            cues, tags: Given cues and tags (extracted ones are added to them).
-            depends_on: Ids of versions (same scope) this memory rests on;
-                rejecting one of them returns this memory to pending.
-            valid_from, valid_to: When the fact holds in the world (epoch
-                seconds); default from now, open ended.
-            readmit: Remember text identical to a forgotten memory anyway.
 
         Raises:
-            ConfigError: on empty or oversized text, a bad scope or time range.
+            ConfigError: for a time range that ends before it starts, or too many
+                dependencies.
             WriteRefused: when identical text was forgotten (and not
-                ``readmit``), or a dependency is unknown or forgotten.
+                ``request.readmit``), or a dependency is unknown or forgotten.
             AccessDenied: for a scope outside the principal's write grants.
         """
-        validate_scope(scope)
-        valid = _valid_time(valid_from, valid_to)
+        scope = request.scope or DEFAULT_SCOPE
         principal.check_write(scope)
-        memory_id = new_id()
-        content = _content(memory_id, text, title, source, tags, cues)
+        content = request.content(new_id())
         # The duplicate and forgotten-text checks and the write run under the audit
         # log's lock: two processes remembering one text make one memory.
         with self.audit.exclusive():
-            same, readmitted = self._identical(content.text, scope, readmit)
+            same, readmitted = self._identical(content.text, scope, request.readmit)
             if same is not None:
                 return same
-            deps = self._live_dependencies(depends_on, scope)
-            return self._remember(content, principal, scope, deps, valid, readmitted)
+            deps = self._live_dependencies(request.depends_on, scope)
+            now = self.versions.clock()
+            version = _Version(
+                content,
+                lineage=content.key,
+                valid=(now if request.valid_from is None else request.valid_from, request.valid_to),
+                action="remember",
+                depends=deps,
+                detail={"readmit": True} if readmitted else {},
+            )
+            return self._write(version, principal, scope, now)
 
-    def _remember(
-        self,
-        content: Content,
-        principal: Principal,
-        scope: str,
-        deps: list[str],
-        valid: tuple[float | None, float | None],
-        readmitted: bool,
-    ) -> WriteResult:
-        now = self.clock()
-        valid_from, valid_to = valid
-        return self._write(
-            content,
-            principal=principal,
-            scope=scope,
-            lineage=content.key,
-            valid=(valid_from if valid_from is not None else now, valid_to),
-            now=now,
-            supersedes={},
-            depends=deps,
-            action="remember",
-            before=None,
-            detail={"readmit": True} if readmitted else None,
-        )
+    def remember(self, text: str, *, principal: Principal, **fields: Any) -> WriteResult:
+        """:meth:`write` of ``WriteRequest(text, **fields)``: a shorthand for callers
+        that hold the fields as keywords (see :class:`~mragent.memory.requests.WriteRequest`).
+        """
+        return self.write(WriteRequest(text, **fields), principal=principal)
 
     def correct(
         self,
@@ -177,52 +221,26 @@ class Memories(MemoryReview):
                 the new text is identical to a forgotten memory (unless ``readmit``).
             AccessDenied: for a scope outside the principal's write grants.
         """
-        valid = _valid_time(valid_from, valid_to)
+        # The times first, as for a remember; the text once the old version is known.
+        check_time(valid_from, "valid_from")
+        check_time(valid_to, "valid_to")
         principal.check_write(scope)
         with self.audit.exclusive():
             old = self.get(memory_id, scope)
             if not old.current:
                 state = "forgotten" if old.forgotten else "superseded (correct the current version)"
                 raise WriteRefused(f"memory {memory_id!r} is {state}")
-            new = new_id()
-            content = _content(new, text, old.title, old.source, old.given_tags, old.given_cues)
+            # The new version keeps the old one's labels, checked as a new memory's are.
+            request = WriteRequest(
+                text, scope=scope, title=old.title, source=old.source, tags=old.given_tags,
+                cues=old.given_cues, valid_from=valid_from, valid_to=valid_to, readmit=readmit,
+            )  # fmt: skip
+            content = request.content(new_id())
             _, readmitted = self._identical(content.text, scope, readmit)
-            return self._correct(old, content, principal, scope, valid, readmitted)
-
-    def _correct(
-        self,
-        old: MemoryRecord,
-        content: Content,
-        principal: Principal,
-        scope: str,
-        valid: tuple[float | None, float | None],
-        readmitted: bool,
-    ) -> WriteResult:
-        valid_from, valid_to = valid
-        now = self.clock()
-        closes = self._superseded_by_correction(old, principal, scope, now)
-        proposal = None in closes.values()
-        result = self._write(
-            content,
-            principal=principal,
-            scope=scope,
-            lineage=old.lineage,
-            valid=(
-                valid_from if valid_from is not None else old.valid_from,
-                valid_to if valid_to is not None else old.valid_to,
-            ),
-            now=now,
-            supersedes=closes,
-            depends=old.depends_on,
-            action="correct",
-            before=old.hash,
-            detail={
-                "supersedes": old.id,
-                **({"awaits_review": True} if proposal else {}),
-                **({"readmit": True} if readmitted else {}),
-            },
-            pending=proposal,
-        )
+            now = self.versions.clock()
+            closes = self._superseded_by_correction(old, principal, scope, now)
+            version = _correction(old, content, request, closes, readmitted)
+            result = self._write(version, principal, scope, now)
         open_ids = tuple(sorted(mid for mid, at in closes.items() if at is None))
         return replace(result, awaits_review=open_ids)
 
@@ -246,57 +264,38 @@ class Memories(MemoryReview):
         return closes
 
     def _write(
-        self,
-        content: Content,
-        *,
-        principal: Principal,
-        scope: str,
-        lineage: str,
-        valid: tuple[float | None, float | None],
-        now: float,
-        supersedes: dict[str, float | None],
-        depends: Sequence[str],
-        action: str,
-        before: str | None,
-        detail: dict[str, Any] | None,
-        pending: bool = False,
+        self, version: _Version, principal: Principal, scope: str, now: float
     ) -> WriteResult:
-        """Write one version. ``supersedes`` maps each older version to the record time
-        it is closed at, or None to link it and leave it current (a correction
-        awaiting review); ``pending`` starts the version pending whoever writes it."""
-        valid_from, valid_to = valid
+        """Write one version as one statement, under its audit record."""
+        valid_from, valid_to = version.valid
         if valid_from is not None and valid_to is not None and valid_to <= valid_from:
             raise ConfigError(f"--valid-to ({valid_to}) must be after --valid-from ({valid_from})")
+        content = version.content
         space = prepare_write(self.store, self.ns, self.embedder)
-        accepted = principal.writes_accepted(space.get("trusted") or []) and not pending
+        accepted = principal.writes_accepted(space.get("trusted") or []) and not version.pending
         trust = "accepted" if accepted else "pending"
         stamp = WriteStamp(principal, scope, trust, recorded_at=now)
-        corpus = Corpus(contents=[content], name=f"{principal}")
-        (batch,) = build_batches(corpus, self.extractor, self.embedder, stamp)
+        batch = content_batch(
+            content, self.versions.extractor, self.embedder, stamp, str(principal)
+        )
         batch.contents[0].update(
-            id=content.key, lineage=lineage, valid_from=valid_from, valid_to=valid_to
+            id=content.key, lineage=version.lineage, valid_from=valid_from, valid_to=valid_to
         )
         batch.supersedes.extend(
-            {"new": content.key, "old": old, "at": at} for old, at in supersedes.items()
+            {"new": content.key, "old": old, "at": at} for old, at in version.supersedes.items()
         )
-        batch.depends.extend({"src": content.key, "dst": dep} for dep in depends)
-        with self._audited(
-            principal,
-            action,
-            content.key,
-            before,
-            text_hash(content.text),
-            {
-                **(detail or {}),
-                "scope": scope,
-                "trust": trust,
-            },
+        batch.depends.extend({"src": content.key, "dst": dep} for dep in version.depends)
+        detail = {**version.detail, "scope": scope, "trust": trust}
+        with self.versions.audited(
+            principal, version.action, content.key, version.before, text_hash(content.text), detail
         ):
             # One statement (atomic on every engine), run outside an explicit
             # transaction so the store may retry it after a transient deadlock.
             self.store.run("ingest_batch", batch.params(self.ns, scope, self.audit.seal))
-            self._rank(scope, [tag["name"] for tag in batch.tags], [c["text"] for c in batch.cues])
-        return WriteResult(content.key, lineage, trust)
+            self.versions.rank(
+                scope, [tag["name"] for tag in batch.tags], [c["text"] for c in batch.cues]
+            )
+        return WriteResult(content.key, version.lineage, trust)
 
     def _identical(self, text: str, scope: str, readmit: bool) -> tuple[WriteResult | None, bool]:
         """The current version already holding ``text``, if any, and whether one was forgotten.
@@ -330,41 +329,32 @@ class Memories(MemoryReview):
         return list(dict.fromkeys(ids))
 
 
-def _valid_time(start: object, end: object) -> tuple[float | None, float | None]:
-    """The valid time of a write, checked before anything is read or written.
-
-    Raises:
-        ConfigError: naming ``valid_from`` or ``valid_to``, for a value that is not
-            a finite time (text, nan, inf).
-    """
-    return check_time(start, "valid_from"), check_time(end, "valid_to")
-
-
-def _content(
-    key: str,
-    text: str,
-    title: str | None,
-    source: str | None,
-    tags: Sequence[str] | None,
-    cues: Sequence[str] | None,
-) -> Content:
-    """The content a new version is built from: checked, bounded and normalised as a
-    corpus record is (:func:`~mragent.core.corpus.checked_name`, the same limits as
-    ingest), given tags and cues kept.
-
-    Raises:
-        ConfigError: naming the option, for empty or oversized text or a value
-            that cannot be stored.
-    """
-    try:
-        return Content(
-            key=key,
-            text=checked_body(text, "the memory text"),
-            # An empty title or source means none, as an absent option does.
-            title=checked_name(title, "--title") if title not in (None, "") else None,
-            tags=checked_names(tags, "--tag") if tags is not None else None,
-            cues=checked_names(cues, "--cue") if cues is not None else None,
-            source=checked_name(source, "--source") if source not in (None, "") else None,
-        )
-    except ValueError as exc:
-        raise ConfigError(str(exc)) from None
+def _correction(
+    old: MemoryRecord,
+    content: Content,
+    request: WriteRequest,
+    closes: dict[str, float | None],
+    readmitted: bool,
+) -> _Version:
+    """The version a correction of ``old`` writes: its lineage, dependencies and valid
+    time unless the request names one; pending while it awaits a human (``closes``
+    leaves a version current)."""
+    proposal = None in closes.values()
+    return _Version(
+        content,
+        lineage=old.lineage,
+        valid=(
+            old.valid_from if request.valid_from is None else request.valid_from,
+            old.valid_to if request.valid_to is None else request.valid_to,
+        ),
+        action="correct",
+        supersedes=closes,
+        depends=old.depends_on,
+        before=old.hash,
+        detail={
+            "supersedes": old.id,
+            **({"awaits_review": True} if proposal else {}),
+            **({"readmit": True} if readmitted else {}),
+        },
+        pending=proposal,
+    )

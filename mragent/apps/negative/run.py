@@ -58,8 +58,8 @@ from mragent.core.store.base import GraphStore
 from mragent.core.view import DEFAULT_SCOPE, ReadView
 from mragent.memory.audit import AuditLog
 from mragent.memory.principal import Principal
-from mragent.memory.reader import Memory, Reconstruction
-from mragent.memory.writer import Memories, WriteResult
+from mragent.memory.reader import MemoryReader, Reconstruction
+from mragent.memory.writer import MemoryWriter, WriteResult
 
 ABSENCE_SURFACES = (
     "entry_cues",
@@ -97,7 +97,7 @@ class _Reader:
     def __init__(
         self, store: GraphStore, ns: str, view: ReadView, embedder: Embedder, genome: Genome
     ) -> None:
-        self.memory = Memory(store, ns, embedder=embedder, view=view)
+        self.memory = MemoryReader(store, ns, embedder=embedder, view=view)
         self.embedder, self.genome = embedder, genome
 
     def surfaces(self, question: str, *, flat_k: int | None, native: bool) -> dict[str, list]:
@@ -149,7 +149,7 @@ class _Evaluation:
     ) -> None:
         ticks = itertools.count()
         self.store, self.ns, self.embedder, self.genome = store, ns, embedder, genome
-        self.memories = Memories(
+        self.memories = MemoryWriter(
             store, ns, audit, embedder=embedder, clock=lambda: EPOCH + TICK * next(ticks)
         )
         self.report = NegativeReport(store.capabilities.engine, ns)
@@ -214,7 +214,7 @@ def _evaluate(ev: _Evaluation) -> None:
     long_lived = {name: ev.reader(view) for name, view in lived.items()}
     _controls_before_changes(ev, long_lived)
     # Every fact is recorded by now; the changes below come later on the clock.
-    before = mem.clock()
+    before = mem.versions.clock()
     mem.forget(written["forgotten"].id, principal=WRITER, reason="negative evaluation")
     mem.reject(written["rejected"].id, principal=REVIEWER)
     written["correction"] = mem.correct(written["old"].id, NEW_VERSION.text, principal=WRITER)
@@ -231,7 +231,7 @@ def _evaluate(ev: _Evaluation) -> None:
     _controls_after_changes(ev, views)
 
 
-def _write_facts(mem: Memories) -> dict[str, WriteResult]:
+def _write_facts(mem: MemoryWriter) -> dict[str, WriteResult]:
     """Remember the distractors and the facts; what was written, by role."""
     for text in DISTRACTORS:
         mem.remember(text, principal=WRITER)

@@ -1,6 +1,6 @@
 """Explain one reconstruction: what was found, walked, pruned, kept, and why.
 
-:func:`build_trace` runs a question through :meth:`Memory.reconstruct` and
+:func:`build_trace` runs a question through :meth:`MemoryReader.reconstruct` and
 annotates the result:
 
 * every path the traversal returned, with the fate of the content it reaches
@@ -34,7 +34,7 @@ from mragent.core.retrieval.reconstruct import (
     traverse,
 )
 from mragent.core.retrieval.synthesis import PRUNE_RATIO, TERSE_MAX, TERSE_RATIO
-from mragent.memory.reader import Memory, Reconstruction
+from mragent.memory.reader import MemoryReader, Reconstruction
 
 
 class Fate(str, Enum):
@@ -192,7 +192,7 @@ def _content_fates(rec: Reconstruction, genome: Genome) -> dict[str, tuple[Fate,
 
 
 def _shadow(
-    memory: Memory, rec: Reconstruction, genome: Genome, seen: set[tuple[str, ...]]
+    memory: MemoryReader, rec: Reconstruction, genome: Genome, seen: set[tuple[str, ...]]
 ) -> tuple[list[TracePath], list[TraceContent]]:
     """Paths and contents the floor removed: the same traversal at pruneThreshold 0."""
     floor = genome.pruneThreshold
@@ -230,7 +230,7 @@ def _shadow(
     return paths, contents
 
 
-def build_trace(memory: Memory, question: str, genome: Genome | None = None) -> Trace:
+def build_trace(memory: MemoryReader, question: str, genome: Genome | None = None) -> Trace:
     """Reconstruct ``question`` and annotate every path with its fate.
 
     Args:
@@ -312,12 +312,12 @@ def _entry(candidate: Candidate) -> Entry:
 
 
 def _seeding(
-    memory: Memory, rec: Reconstruction, genome: Genome, contents: list[TraceContent]
+    memory: MemoryReader, rec: Reconstruction, genome: Genome, contents: list[TraceContent]
 ) -> tuple[dict[str, str], list[tuple[str, ...]]]:
     """Which entry cue seeded each seed passage, and the bridges to bridged contents.
 
     The seeds are the confirmed entry cues that entered for a passage (their
-    ``seed``), as the round trip of :meth:`Memory.reconstruct` returned them.
+    ``seed``), as the round trip of :meth:`MemoryReader.reconstruct` returned them.
     """
     seeded_by = {hit.seed: hit.id for hit in rec.cues if hit.seed is not None}
     targets = [c.id for c in contents if c.entry is Entry.BRIDGED]

@@ -8,13 +8,13 @@ rendered from the range-checked genome (and the view's REFERENCES rank property
 from a closed set), walks the bridges of the confirmed seeds, and reports the
 namespace version it read. Everything else is a parameter. Every content it
 hands back carries the key, title and text the database returned under the view
-in that round trip.
+in that round trip, and, when asked (``records``), its :class:`Provenance`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from mragent.core.genome import Genome
@@ -70,6 +70,49 @@ class Candidate:
 
 
 @dataclass(frozen=True)
+class Provenance:
+    """Where a content handed back comes from, read in the traversal's round trip.
+
+    Attributes:
+        id: The content (version) id.
+        trust: Its trust state now.
+        trust_times, trust_log: When its trust state changed and to what (parallel,
+            oldest first; empty for a record that has had one state).
+        scope, principal, source, lineage: Where it lives, who wrote it, where it
+            comes from, which memory it is a version of.
+        recorded_at: When it was written (epoch seconds).
+    """
+
+    id: str
+    trust: str
+    trust_times: tuple[float, ...]
+    trust_log: tuple[str, ...]
+    scope: str
+    principal: str | None
+    source: str | None
+    lineage: str | None
+    recorded_at: float
+
+    @classmethod
+    def of(cls, row: Sequence[Any]) -> Provenance:
+        """From one ``records`` entry of the traversal."""
+        cid, trust, times, log, scope, principal, source, lineage, recorded_at = row
+        return cls(cid, trust, tuple(float(t) for t in times or ()), tuple(log or ()), scope,
+                   principal, source, lineage, float(recorded_at))  # fmt: skip
+
+    def trust_at(self, as_of: float | None) -> str:
+        """The trust state it had at record time ``as_of`` (None: now)."""
+        if as_of is None:
+            return self.trust
+        log = self.trust_log or (self.trust,)
+        state = log[0]
+        for since, value in zip(self.trust_times or (self.recorded_at,), log, strict=True):
+            if since <= as_of:
+                state = value
+        return state
+
+
+@dataclass(frozen=True)
 class Traversal:
     """One round trip's answer.
 
@@ -80,6 +123,8 @@ class Traversal:
         seeds: The confirmed passage seeds among them, each with its content.
         candidates: Contents reached from the entry cues, strongest evidence first.
         bridges: ``(seed content id, bridged content)`` pairs of the bridge walk.
+        records: The provenance of every content handed back, by id (empty unless
+            asked for).
     """
 
     version: int
@@ -88,6 +133,7 @@ class Traversal:
     seeds: list[tuple[CueHit, Candidate]]
     candidates: list[Candidate]
     bridges: list[tuple[str, Candidate]]
+    records: dict[str, Provenance] = field(default_factory=dict)
 
 
 def rank_property(view: ReadView) -> str:
@@ -107,6 +153,7 @@ def traverse_params(
     entries: int | None = None,
     limit: int | None = None,
     hand_on: bool | None = None,
+    records: bool = False,
 ) -> dict[str, Any]:
     """The ``traverse.cypher`` parameters for one question (see :func:`traverse`)."""
     return {
@@ -122,6 +169,7 @@ def traverse_params(
         "paths_per_content": TRAILS_PER_CONTENT,
         "bridges": bridges and genome.traversalDepth >= 2,
         "hand_refs": HAND_REFS if (genome.rounds > 1 if hand_on is None else hand_on) else 0,
+        "records": records,
     }
 
 
@@ -137,6 +185,7 @@ def traverse(
     limit: int | None = None,
     depth: int | None = None,
     hand_on: bool | None = None,
+    records: bool = False,
 ) -> Traversal | None:
     """Confirm entry candidates, expand them into contents, walk the seeds' bridges.
 
@@ -156,6 +205,7 @@ def traverse(
         hand_on: Whether the contents come with the tags they would hand on to a
             later round (default: when the genome has more than one round; the last
             round has none to hand them to).
+        records: Whether every content handed back comes with its provenance.
 
     Returns:
         The round trip's answer, or None when the namespace no longer exists.
@@ -171,6 +221,7 @@ def traverse(
             entries=entries,
             limit=limit,
             hand_on=hand_on,
+            records=records,
         ),
         depth=genome.traversalDepth if depth is None else depth,
         rank=rank_property(view),
@@ -198,6 +249,7 @@ def traverse(
             (seed_id, Candidate.plain(cid, key, title, text, hops=1, tags=tags))
             for seed_id, cid, key, title, text, tags in row["bridged"]
         ],
+        records={entry[0]: Provenance.of(entry) for entry in row["records"]},
     )
 
 
