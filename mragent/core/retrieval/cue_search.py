@@ -321,9 +321,7 @@ def hnsw_search(
         num_threads=1,
         filter=None if every else (lambda label: bool(label < size and mask[label])),
     )
-    return {
-        int(i): quantised(1.0 - float(d)) for i, d in zip(labels[0], distances[0], strict=True)
-    }
+    return {int(i): quantised(1.0 - float(d)) for i, d in zip(labels[0], distances[0], strict=True)}
 
 
 SIMILARITY_DECIMALS = 6
