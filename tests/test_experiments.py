@@ -51,6 +51,10 @@ def test_published_results_belong_to_their_experiment(path: Path) -> None:
     for trial in report["archive"]:
         assert set(trial["genome"]) <= set(GENE_NAMES)
     assert (experiment.results_dir / "optimize.report.md").exists()
+    if experiment.dataset:  # a public dataset's text is never published with the results
+        answers = [a for t in report["archive"] for _, a in t["evaluation"]["failures"]]
+        assert answers and all(a is None for a in answers)
+        assert not (experiment.results_dir / "explain").exists()
     assert (experiment.results_dir / "pareto.png").exists()
     if experiment.compare:
         assert len(report["comparison"]["seeds"]) == experiment.compare_seeds

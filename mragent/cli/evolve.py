@@ -355,7 +355,8 @@ def evolve_command(
                 tpe_proposals=tpe,
             )
             run = _run_with_progress(store, data, options)
-        paths = write_reports(run)
+        # An experiment on a public dataset publishes no text of it (answers, pages).
+        paths = write_reports(run, publish=experiment is not None and dataset is not None)
     if as_json:
         emit_json(json.loads(paths[0].read_text(encoding="utf-8")))
     else:

@@ -214,11 +214,17 @@ def write_explain_views(
     return views
 
 
-def write_reports(run: EvolveRun) -> list[Path]:
+def write_reports(run: EvolveRun, *, publish: bool = False) -> list[Path]:
     """Export to Optuna when asked, then write the JSON, Markdown, plots and explain pages.
 
     The export goes first: a storage that cannot be opened is bad input and
     ends the command before any report is (re)written.
+
+    Args:
+        run: The finished run.
+        publish: Write results meant to be published beside a public dataset's
+            experiment: no explain pages and no produced answers (both quote the
+            dataset's passages; question ids stay).
 
     Raises:
         ConfigError: when ``--optuna-storage`` cannot be opened.
@@ -230,7 +236,9 @@ def write_reports(run: EvolveRun) -> list[Path]:
         {"storage": run.options.optuna_storage, "study_name": study_name} if study_name else None
     )
     failed: list[dict[str, str]] = []
-    views = write_explain_views(run, failed)
+    views = [] if publish else write_explain_views(run, failed)
+    if publish:
+        _drop_answers(report)
     report["explain_views"] = [{"question": q.id, "html": href} for q, href in views]
     report["explain_views_failed"] = failed
     json_path, md_path, png_path = out / REPORT_JSON, out / REPORT_MD, out / PARETO_PNG
@@ -249,6 +257,19 @@ def write_reports(run: EvolveRun) -> list[Path]:
         plot_comparison(out / COMPARE_PNG, run.comparison)
         written.append(out / COMPARE_PNG)
     return [*written, *(out / href for _, href in views)]
+
+
+def _drop_answers(node: Any) -> None:
+    """Replace every produced answer in a report by None, in place (ids are kept)."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "failures" and isinstance(value, list):
+                node[key] = [[item[0], None] for item in value]
+            else:
+                _drop_answers(value)
+    elif isinstance(node, list):
+        for item in node:
+            _drop_answers(item)
 
 
 def optuna_study_name(run: EvolveRun) -> str:
