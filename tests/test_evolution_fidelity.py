@@ -129,7 +129,7 @@ def test_a_racing_nsga3_run_gates_on_full_fidelity_and_reports_it(
 # --------------------------------------------------------------------------- NSGA-III
 
 
-def _study(selection: str, generations: int = 3) -> Study:
+def _study(selection: str, generations: int = 3, **options: Any) -> Study:
     return Study(
         _fake_evaluate,
         population=8,
@@ -137,6 +137,7 @@ def _study(selection: str, generations: int = 3) -> Study:
         seed=2,
         seeds=SEEDS,
         selection=selection,
+        **options,
     )
 
 
@@ -175,15 +176,7 @@ def _tpe_study(generations: int = 3) -> Study:
     from mragent.evolution.objectives import ACCURACY
     from mragent.evolution.tpe_proposer import TpeProposer
 
-    return Study(
-        _fake_evaluate,
-        population=8,
-        generations=generations,
-        seed=2,
-        seeds=SEEDS,
-        proposer=TpeProposer(ACCURACY, CORE_GENES),
-        proposals=4,
-    )
+    return _study(NSGA2, generations, proposer=TpeProposer(ACCURACY, CORE_GENES), proposals=4)
 
 
 def test_tpe_proposals_join_deaps_loop_reproducibly() -> None:
