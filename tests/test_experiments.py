@@ -47,6 +47,7 @@ def test_published_results_belong_to_their_experiment(path: Path) -> None:
     assert report["search"]["population"] == experiment.population
     assert report["search"]["generations"] == experiment.generations
     assert report["objective"] == experiment.objective
+    assert report["search"].get("tpe_proposals", 0) == experiment.tpe_proposals
     # Every gene a published genome names is still a gene of the model.
     for trial in report["archive"]:
         assert set(trial["genome"]) <= set(GENE_NAMES)

@@ -50,6 +50,7 @@ from mragent.evolution.run import (
 )
 from mragent.evolution.split import split_questions
 from mragent.evolution.study import NSGA2, NSGA3
+from mragent.evolution.tpe_proposer import default_proposals
 
 if TYPE_CHECKING:
     from mragent.core.corpus import Corpus
@@ -220,12 +221,13 @@ RacingMarginOption = Annotated[
     ),
 ]
 TpeOption = Annotated[
-    int,
+    int | None,
     typer.Option(
         "--tpe",
         min=0,
         help="Genomes Optuna's TPE, fitted on the whole archive, proposes each generation "
-        "beside DEAP's offspring (DEAP's selection still decides who survives; 0: none).",
+        "beside DEAP's offspring (DEAP's selection still decides who survives). Default: "
+        "half the population; 0: DEAP's variation alone.",
     ),
 ]
 ExperimentOption = Annotated[
@@ -275,7 +277,7 @@ def evolve_command(
     selection: SelectionOption = Selection.NSGA2,
     screen: ScreenOption = None,
     racing_margin: RacingMarginOption = DEFAULT_MARGIN,
-    tpe: TpeOption = 0,
+    tpe: TpeOption = None,
     experiment: ExperimentOption = None,
     as_json: JsonOption = False,
     embedder: EmbedderOption = None,
@@ -352,7 +354,7 @@ def evolve_command(
                 selection=selection.value,
                 screen_share=_screen_share(screen, _train_count(data, split, seed)),
                 racing_margin=racing_margin,
-                tpe_proposals=tpe,
+                tpe_proposals=default_proposals(population) if tpe is None else tpe,
             )
             run = _run_with_progress(store, data, options)
         # An experiment on a public dataset publishes no text of it (answers, pages).

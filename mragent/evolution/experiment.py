@@ -46,6 +46,7 @@ from mragent.core.genome import GENE_SETS, GeneSet, narrowed_genes
 from mragent.evolution.fidelity import DEFAULT_MARGIN
 from mragent.evolution.objectives import OBJECTIVE_SETS
 from mragent.evolution.study import SELECTIONS
+from mragent.evolution.tpe_proposer import default_proposals
 
 RESULTS = "results"
 """The folder beside the experiment files where each one's results go."""
@@ -107,7 +108,8 @@ class Experiment:
         racing_margin: Racing's margin.
         compare: Whether the other searches run too.
         compare_seeds: Seeds compared.
-        tpe_proposals: TPE proposals per generation inside DEAP's loop.
+        tpe_proposals: TPE proposals per generation inside DEAP's loop (default:
+            half the population, as the command's).
         time_cap_s: Per-genome time cap (None: none).
         retime_repeats: Repeats of the latency re-timing (None: the default).
         title: A one-line title for the results.
@@ -258,7 +260,7 @@ def load_experiment(path: Path) -> Experiment:
         racing_margin=float(search.get("racing_margin", DEFAULT_MARGIN)),
         compare=search.get("compare", False),
         compare_seeds=search.get("compare_seeds", 8),
-        tpe_proposals=search.get("tpe_proposals", 0),
+        tpe_proposals=search.get("tpe_proposals", default_proposals(search.get("population", 16))),
         time_cap_s=None if "time_cap_s" not in constraints else float(constraints["time_cap_s"]),
         retime_repeats=constraints.get("retime_repeats"),
         title=tables.get("about", {}).get("title", path.stem),

@@ -22,6 +22,17 @@ from mragent.evolution.objectives import Objectives
 from mragent.evolution.proposer import ProposalContext
 
 
+def default_proposals(population: int) -> int:
+    """TPE proposals per generation by default: half the population.
+
+    Over 8 seeds on the reference corpus, DEAP's NSGA-II alone fell behind Optuna's
+    TPE at equal cost (lower final hypervolume on 7 of 8 seeds, sign test p = 0.035);
+    with half a population of TPE proposals per generation it ties with it (higher on
+    4, lower on 4). ``evolution/results/reference`` has the comparison.
+    """
+    return population // 2
+
+
 class TpeProposer:
     """Proposes genomes with Optuna's TPE fitted on the archive.
 
