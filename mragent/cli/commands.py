@@ -53,7 +53,7 @@ COMMANDS: dict[str, CommandEntry] = {
     "evolve": CommandEntry(
         "mragent.cli.evolve",
         "evolve_command",
-        "Evolve the retrieval genome (NSGA-II) and gate the winner against the default.",
+        "Evolve the retrieval genome (DEAP: NSGA-II with TPE proposals) and gate the winner.",
     ),
     "explain": CommandEntry(
         "mragent.cli.explain",

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import json
-from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -28,18 +27,47 @@ from mragent.cli.common import (
     load_questions,
     say,
 )
+from mragent.cli.evolve_options import (
+    EXIT_INTERRUPTED,
+    CompareOption,
+    CompareSeedsOption,
+    ExperimentOption,
+    GenerationsOption,
+    GenesOption,
+    MaxDepthOption,
+    Objective,
+    ObjectiveOption,
+    OptunaStorageOption,
+    OutOption,
+    PopulationOption,
+    RacingMarginOption,
+    ResumeOption,
+    RetimeRepeatsOption,
+    SchedulerOption,
+    ScreenOption,
+    SeedOption,
+    Selection,
+    SelectionOption,
+    SplitOption,
+    TimeCapOption,
+    TpeOption,
+    WorkersOption,
+    depth_range,
+    objective_for,
+    screen_share_for,
+)
 from mragent.cli.identity import corpus_writer, granted_view
 from mragent.core.embedding.cache import cached
 from mragent.core.errors import ConfigError
-from mragent.core.genome import GENES, GeneSet
+from mragent.core.genome import GeneSet
 from mragent.core.store import open_store
 from mragent.core.view import ReadView
 from mragent.evolution.checkpoint import checkpoint_path
 from mragent.evolution.experiment import Experiment, load_experiment
-from mragent.evolution.fidelity import DEFAULT_MARGIN, DEFAULT_SHARE
+from mragent.evolution.fidelity import DEFAULT_MARGIN
 from mragent.evolution.gate import ACCURACY_GAIN, LATENCY_GAIN
 from mragent.evolution.latency import RETIME_REPEATS, VETO_RATIO
-from mragent.evolution.objectives import ACCURACY, RECALL, RECALL_METRIC
+from mragent.evolution.objectives import RECALL_METRIC
 from mragent.evolution.report import write_reports
 from mragent.evolution.run import (
     DEFAULT_COMPARE_SEEDS,
@@ -49,7 +77,6 @@ from mragent.evolution.run import (
     run_evolve,
 )
 from mragent.evolution.split import split_questions
-from mragent.evolution.study import NSGA2, NSGA3
 from mragent.evolution.tpe_proposer import default_proposals
 
 if TYPE_CHECKING:
@@ -59,196 +86,6 @@ if TYPE_CHECKING:
     from mragent.evolution.run import EvolveRun
     from mragent.evolution.study import Study
     from mragent.evolution.trial import Evaluation, Trial
-
-EXIT_INTERRUPTED = 130
-_DEPTH = next(spec for spec in GENES if spec.name == "traversalDepth")
-
-
-class Selection(str, Enum):
-    """Survivor selection of the DEAP loop."""
-
-    NSGA2 = NSGA2
-    NSGA3 = NSGA3
-
-
-SCREEN_FROM = 24
-"""Training questions from which racing screens by default (a third: 8 or more)."""
-
-
-def _screen_share(screen: float | None, train_questions: int) -> float | None:
-    """The racing share: as given (0 or 1: off), else a third from :data:`SCREEN_FROM`."""
-    if screen is None:
-        return DEFAULT_SHARE if train_questions >= SCREEN_FROM else None
-    return screen if 0.0 < screen < 1.0 else None
-
-
-class Objective(str, Enum):
-    """What the search maximises (``auto``: recall for musique/hotpotqa, else accuracy)."""
-
-    AUTO = "auto"
-    ACCURACY = ACCURACY.name
-    RECALL = RECALL.name
-
-
-def _objective(choice: Objective, dataset: str | None) -> str:
-    if choice is not Objective.AUTO:
-        return choice.value
-    # The public datasets carry gold supporting passages for every question.
-    return RECALL.name if dataset in ("musique", "hotpotqa") else ACCURACY.name
-
-
-def _depth_range(max_depth: int | None) -> tuple[tuple[str, float, float], ...]:
-    if max_depth is None:
-        return ()
-    assert _DEPTH.low is not None
-    return (("traversalDepth", float(_DEPTH.low), float(max_depth)),)
-
-
-GenerationsOption = Annotated[
-    int, typer.Option(min=0, help="Generations after the initial population.")
-]
-PopulationOption = Annotated[int, typer.Option(min=4, help="Genomes per generation.")]
-SeedOption = Annotated[
-    int, typer.Option(help="Seeds the search, the split and random search (reproducible).")
-]
-SplitOption = Annotated[
-    str,
-    typer.Option(
-        help="Held-out questions: a fraction such as 0.3 (stratified by kind, picked by "
-        "the seed) or comma-separated question ids; 0 holds none out."
-    ),
-]
-WorkersOption = Annotated[
-    int,
-    typer.Option(
-        min=1,
-        help="Worker processes of a Dask LocalCluster evaluating genomes in parallel "
-        "(1: in this process).",
-    ),
-]
-SchedulerOption = Annotated[
-    str | None,
-    typer.Option(
-        envvar="MRAGENT_DASK_SCHEDULER",
-        show_envvar=True,
-        help="Evaluate on an existing Dask cluster: its scheduler's address, tcp://HOST:PORT. "
-        "Its workers need mragent installed and must reach --db (not the loopback-only "
-        "embedded FalkorDB of another machine).",
-    ),
-]
-OutOption = Annotated[Path, typer.Option("--out", help="Directory for reports and the checkpoint.")]
-ResumeOption = Annotated[
-    bool, typer.Option("--resume", help="Continue from the checkpoint in --out.")
-]
-CompareOption = Annotated[
-    bool,
-    typer.Option(
-        "--compare",
-        help="Also run random search and Optuna's TPE and NSGA-II samplers at NSGA-II's "
-        "evaluation budget, over --compare-seeds seeds; writes compare.png and a table.",
-    ),
-]
-CompareSeedsOption = Annotated[
-    int, typer.Option(min=1, help="Seeds --compare runs each method with (--seed, --seed+1, ...).")
-]
-OptunaStorageOption = Annotated[
-    str | None,
-    typer.Option(
-        help="Export the archive as an Optuna study to this storage, e.g. sqlite:///evolve.db "
-        "(for optuna-dashboard and optuna.visualization); a study of the same name is replaced.",
-    ),
-]
-ObjectiveOption = Annotated[
-    Objective,
-    typer.Option(
-        case_sensitive=False,
-        help="What the search maximises: accuracy, or recall (support recall@5 and "
-        "accuracy; needs gold supporting passages). auto: recall for --dataset "
-        "musique|hotpotqa, accuracy otherwise.",
-    ),
-]
-GenesOption = Annotated[
-    GeneSet,
-    typer.Option(
-        "--genes",
-        case_sensitive=False,
-        help="Genes the search varies: core (the ten pipeline genes) or extended (also "
-        "the blend weights of passage relevance, bridge evidence and graph score).",
-    ),
-]
-MaxDepthOption = Annotated[
-    int | None,
-    typer.Option(
-        min=int(_DEPTH.low or 1),
-        max=int(_DEPTH.high or 4),
-        help="Search traversalDepth only up to this value (deep traversals are slow on "
-        "large graphs). Preset seeds are clamped into the range.",
-    ),
-]
-TimeCapOption = Annotated[
-    float | None,
-    typer.Option(
-        min=0.001,
-        help="Seconds a genome may spend on all training questions; a slower genome is "
-        "stopped and marked dominated. Makes the archive depend on machine speed.",
-    ),
-]
-SelectionOption = Annotated[
-    Selection,
-    typer.Option(
-        case_sensitive=False,
-        help="Survivor selection in DEAP's loop: nsga2 (crowding distance) or nsga3 "
-        "(reference points, for four and five objectives).",
-    ),
-]
-ScreenOption = Annotated[
-    float | None,
-    typer.Option(
-        "--screen",
-        min=0.0,
-        max=1.0,
-        help="Racing: score each new genome on this seeded share of the training questions "
-        "first, and in full only if it could still enter the front (0 or 1: every genome in "
-        "full). Default: a third when there are 24 training questions or more.",
-    ),
-]
-RacingMarginOption = Annotated[
-    float,
-    typer.Option(
-        min=0.0,
-        help="Racing: the quality lead (a share; 0.05 = 5 points) by which a fully scored "
-        "genome that costs no more rules a screened one out.",
-    ),
-]
-TpeOption = Annotated[
-    int | None,
-    typer.Option(
-        "--tpe",
-        min=0,
-        help="Genomes Optuna's TPE, fitted on the whole archive, proposes each generation "
-        "beside DEAP's offspring (DEAP's selection still decides who survives). Default: "
-        "half the population; 0: DEAP's variation alone.",
-    ),
-]
-ExperimentOption = Annotated[
-    Path | None,
-    typer.Option(
-        "--experiment",
-        exists=False,
-        help="Run an experiment file (evolution/<name>.toml: data, embedder, engine, genes "
-        "and ranges, objectives, population, generations, seeds, racing, comparison); "
-        "results go to results/<name>/ beside it unless --out is given. The file's "
-        "settings cannot be combined with the options they replace.",
-    ),
-]
-RetimeRepeatsOption = Annotated[
-    int,
-    typer.Option(
-        min=1,
-        help="Repeats of the interleaved latency re-timing of a work-only claim "
-        "(6 or more for a 95% confidence interval).",
-    ),
-]
 
 
 def evolve_command(
@@ -282,7 +119,7 @@ def evolve_command(
     as_json: JsonOption = False,
     embedder: EmbedderOption = None,
 ) -> None:
-    """Evolve the retrieval genome (NSGA-II) and gate the winner against the default.
+    """Evolve the retrieval genome (DEAP: NSGA-II with TPE proposals) and gate the winner.
 
     Objectives: accuracy (max) or, with --objective recall, support recall@5 and
     accuracy (max); then cost = deterministic work (min), context tokens (min),
@@ -324,7 +161,7 @@ def evolve_command(
                 out_dir = exp.results_dir
         granted_view(None, ReadView())  # the caller reads the shared scope
         who = corpus_writer(None)
-        chosen_objective = _objective(objective, dataset.value if dataset else None)
+        chosen_objective = objective_for(objective, dataset.value if dataset else None)
         data, namespace, path = _questions(dataset, path, corpus, ns)
         model = cached(chosen_embedder(embedder))
         namespace = embedder_namespace(namespace, ns, model)
@@ -347,12 +184,12 @@ def evolve_command(
                 compare_seeds=compare_seeds,
                 objective=chosen_objective,
                 gene_set=genes,
-                gene_ranges=exp.gene_ranges if experiment is not None else _depth_range(max_depth),
+                gene_ranges=exp.gene_ranges if experiment is not None else depth_range(max_depth),
                 time_cap_s=time_cap,
                 retime_repeats=retime_repeats,
                 optuna_storage=optuna_storage,
                 selection=selection.value,
-                screen_share=_screen_share(screen, _train_count(data, split, seed)),
+                screen_share=screen_share_for(screen, _train_count(data, split, seed)),
                 racing_margin=racing_margin,
                 tpe_proposals=default_proposals(population) if tpe is None else tpe,
             )
