@@ -13,6 +13,17 @@ or removed in: adding, removing and re-adding in any order gives the scores of
 a fresh build. They equal bm25s' ``method="lucene"`` (Lucene IDF
 ``ln(1 + (N - df + 0.5) / (df + 0.5))``, term part ``tf / (tf + k1 (1 - b + b
 dl / avgdl))``) on the same tokens; a test asserts that to 1e-6.
+
+:meth:`SparseIndex.best` bounds the work by ``k`` (MaxScore): each term keeps an
+upper bound of its term part (its largest term frequency at its shortest document
+length, kept on add; a removal leaves it a bound still), so a document holding
+only terms whose bounds sum below the ``k``-th best score so far cannot be among
+the ``k`` best, and only documents holding a term outside that set are scored.
+Those are scored term by term in the question's order, as :meth:`scores` does,
+so their scores are the same floats. The libraries that prune this way (Lucene,
+PISA, tantivy) take their statistics from the whole index and quantise document
+lengths (tantivy), or build a static index (PISA); none scores against a
+per-question population, which the read view needs, so the index keeps its own.
 """
 
 from __future__ import annotations
@@ -28,6 +39,7 @@ import numpy as np
 K1 = 1.5
 B = 0.75
 _GROW = 1.5
+_SAFETY = 1e-9  # relative slack on a bound: float sums differ from exact ones far below it
 
 
 @dataclass(frozen=True)
@@ -59,6 +71,8 @@ class SparseIndex:
         self.vocab: dict[str, int] = {}
         self._slots: list[array] = []  # per term: slot numbers ('i')
         self._tfs: list[array] = []  # per term: term frequencies ('f'), aligned
+        self._tf_max = array("f")  # per term: its largest term frequency (a bound)
+        self._length_min = array("f")  # per term: its shortest document's length (a bound)
         self.lengths = np.zeros(0, dtype=np.float64)
         self.live = np.zeros(0, dtype=bool)
         self.dead_postings = 0
@@ -78,15 +92,20 @@ class SparseIndex:
             raise ValueError(f"slot {slot} already holds a document")
         self._reserve(slot)
         counts = Counter(tokens)
+        length = sum(counts.values())
         for term, tf in counts.items():
             tid = self.vocab.get(term)
             if tid is None:
                 tid = self.vocab[term] = len(self._slots)
                 self._slots.append(array("i"))
                 self._tfs.append(array("f"))
+                self._tf_max.append(tf)
+                self._length_min.append(length)
             self._slots[tid].append(slot)
             self._tfs[tid].append(tf)
-        self.lengths[slot] = sum(counts.values())
+            self._tf_max[tid] = max(self._tf_max[tid], tf)
+            self._length_min[tid] = min(self._length_min[tid], length)
+        self.lengths[slot] = length
         self.live[slot] = True
         self._changes += 1
 
@@ -118,26 +137,96 @@ class SparseIndex:
             mask: Booleans over slots: the documents that exist for this query (a
                 slot past its end does not); the statistics are theirs.
         """
+        parts, avg = self._terms(terms, mask)
+        return self._score(parts, avg, None)
+
+    def best(self, terms: Sequence[str], mask: np.ndarray, k: int) -> SparseHits:
+        """The documents of :meth:`scores` that can be among its ``k`` best, with the
+        same scores: every one scoring at least the ``k``-th best score (so every tie at
+        the cut), and only as many others as the bounds could not rule out.
+
+        The ``k`` best of these, by any order of scores and tie keys, are the ``k``
+        best of :meth:`scores` in that order.
+        """
+        parts, avg = self._terms(terms, mask)
+        if k <= 0 or not parts:
+            return _empty()
+        bounds = [
+            idf * tf_max / (tf_max + self.k1 * (1 - self.b + self.b * length_min / avg))
+            for _, _, idf, tf_max, length_min in parts
+        ]
+        order = sorted(range(len(parts)), key=lambda i: bounds[i])
+        # A first floor: the k-th best score among the documents of the terms with the
+        # highest bounds, as few of them as hold k documents.
+        member = np.zeros(len(self.live), dtype=bool)
+        held = 0
+        for i in reversed(order):
+            member[parts[i][0]] = True
+            held += len(parts[i][0])
+            if held >= k and np.count_nonzero(member) >= k:
+                break
+        else:
+            return self._score(parts, avg, None)  # k or fewer documents in all
+        first = self._score(parts, avg, member).scores
+        floor = float(np.partition(first, len(first) - k)[len(first) - k])
+        # The terms whose bounds sum below the floor cannot lift a document to it alone:
+        # only documents holding one of the others are scored.
+        total, rest = 0.0, 0
+        while rest < len(order) and (total + bounds[order[rest]]) * (1 + _SAFETY) < floor:
+            total += bounds[order[rest]]
+            rest += 1
+        if rest == 0:
+            return self._score(parts, avg, None)
+        member[:] = False
+        for i in order[rest:]:
+            member[parts[i][0]] = True
+        return self._score(parts, avg, member)
+
+    def _terms(
+        self, terms: Sequence[str], mask: np.ndarray
+    ) -> tuple[list[tuple[np.ndarray, np.ndarray, float, float, float]], float]:
+        """Per distinct term with admitted postings, in query order: its admitted slots,
+        their term frequencies, its IDF and its bounds (largest tf, shortest length);
+        and the admitted mean length."""
         mask, n, avg = self._admitted(mask)
+        parts: list[tuple[np.ndarray, np.ndarray, float, float, float]] = []
         if n == 0:
-            return SparseHits(np.zeros(0, np.int32), np.zeros(0, np.float64))
-        found: list[np.ndarray] = []
-        values: list[np.ndarray] = []
+            return parts, avg
         for term in dict.fromkeys(terms):
             slots, tfs = self.postings(term)
             if not len(slots):
                 continue
             keep = mask[slots]
-            slots, tfs = slots[keep], tfs[keep].astype(np.float64)
+            slots, tfs = slots[keep], tfs[keep]
             if not len(slots):
                 continue
             df = len(slots)
             idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
+            tid = self.vocab[term]
+            parts.append((slots, tfs, idf, self._tf_max[tid], self._length_min[tid]))
+        return parts, avg
+
+    def _score(
+        self,
+        parts: list[tuple[np.ndarray, np.ndarray, float, float, float]],
+        avg: float,
+        member: np.ndarray | None,
+    ) -> SparseHits:
+        """Scores of the documents in ``member`` (None: all), summed in query order."""
+        found: list[np.ndarray] = []
+        values: list[np.ndarray] = []
+        for slots, tfs, idf, _, _ in parts:
+            if member is not None:
+                chosen = member[slots]
+                slots, tfs = slots[chosen], tfs[chosen]
+                if not len(slots):
+                    continue
+            tfs = tfs.astype(np.float64)
             norm = self.k1 * (1 - self.b + self.b * self.lengths[slots] / avg)
             found.append(slots)
             values.append(idf * tfs / (tfs + norm))
         if not found:
-            return SparseHits(np.zeros(0, np.int32), np.zeros(0, np.float64))
+            return _empty()
         every = np.concatenate(found)
         unique, inverse = np.unique(every, return_inverse=True)
         return SparseHits(unique, np.bincount(inverse, weights=np.concatenate(values)))
@@ -174,7 +263,23 @@ class SparseIndex:
             slots_out.append(array("i", slots[keep].tobytes()))
             tfs_out.append(array("f", tfs[keep].tobytes()))
         self.vocab, self._slots, self._tfs = vocab, slots_out, tfs_out
+        self._bound_terms()
         self.dead_postings = 0
+
+    def _bound_terms(self) -> None:
+        """Each term's bounds from its postings (after a load or a compaction)."""
+        sizes = np.array([len(postings) for postings in self._slots], dtype=np.int64)
+        tf_max = np.zeros(len(sizes), np.float32)  # a term without postings is never scored
+        length_min = np.zeros(len(sizes), np.float32)
+        held = np.flatnonzero(sizes)
+        if len(held):
+            starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])[held]
+            tfs = _flat(self._tfs, np.float32)
+            lengths = self.lengths[_flat(self._slots, np.int32)].astype(np.float32)
+            tf_max[held] = np.maximum.reduceat(tfs, starts)
+            length_min[held] = np.minimum.reduceat(lengths, starts)
+        self._tf_max = array("f", tf_max.tobytes())
+        self._length_min = array("f", length_min.tobytes())
 
     # -- persistence: flat arrays, no text beyond the vocabulary --------------------
 
@@ -202,7 +307,12 @@ class SparseIndex:
             index._tfs.append(array("f", tfs[offsets[i] : offsets[i + 1]].tobytes()))
         index.lengths = np.array(data["lengths"], dtype=np.float64)
         index.live = np.array(data["live"], dtype=bool)
+        index._bound_terms()
         return index
+
+
+def _empty() -> SparseHits:
+    return SparseHits(np.zeros(0, np.int32), np.zeros(0, np.float64))
 
 
 def _flat(lists: list[array], dtype: type) -> np.ndarray:

@@ -1,0 +1,130 @@
+"""Top-k BM25 by MaxScore: exactly the exhaustive scorer's k best, scores and tie order."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterator
+
+import numpy as np
+import pytest
+
+from mragent.core.retrieval import sparse_index
+from mragent.core.retrieval.cue_search import top_positions
+from mragent.core.retrieval.slot_keys import SlotKeys
+from mragent.core.retrieval.sparse_index import SparseIndex
+
+KS = (1, 2, 3, 5, 10, 40, 500)
+
+
+def _zipf_words(rng: random.Random, vocabulary: int, count: int) -> list[str]:
+    weights = [1 / (rank + 1) for rank in range(vocabulary)]
+    return [f"w{i}" for i in rng.choices(range(vocabulary), weights, k=count)]
+
+
+def _history(seed: int) -> tuple[SparseIndex, int, random.Random]:
+    """An index built by a random feed: shuffled slots, removals, re-adds, and now and
+    then a compaction or a save and load; its slot count; the generator."""
+    rng = random.Random(seed)
+    vocabulary = rng.choice((6, 30, 200))
+    index = SparseIndex()
+    slot = 0
+    live: list[int] = []
+    for _ in range(rng.randrange(20, 400)):
+        if live and rng.random() < 0.2:
+            index.remove(live.pop(rng.randrange(len(live))))
+            continue
+        # Short documents over a small vocabulary: many equal scores.
+        index.add(slot, _zipf_words(rng, vocabulary, rng.randrange(1, 13)))
+        live.append(slot)
+        slot += rng.choice((1, 1, 1, 3))  # some slots stay empty
+    if rng.random() < 0.3:
+        index.compact()
+    if rng.random() < 0.3:
+        index = SparseIndex.from_arrays(index.to_arrays())
+    return index, slot, rng
+
+
+def _cases(seeds: range) -> Iterator[tuple[SparseIndex, list[str], np.ndarray, SlotKeys]]:
+    for seed in seeds:
+        index, size, rng = _history(seed)
+        vocabulary = max(int(t[1:]) for t in index.vocab) + 1 if index.vocab else 1
+        # Few distinct keys: ties on the score and on the key both reach the cut.
+        keys = SlotKeys(f"k{rng.randrange(rng.choice((3, 50, 10_000)))}" for _ in range(size))
+        for _ in range(6):
+            mask = np.ones(size + rng.choice((-5, 0, 7)), dtype=bool)
+            if rng.random() < 0.6:
+                mask &= np.array([rng.random() < 0.7 for _ in range(len(mask))], dtype=bool)
+            terms = _zipf_words(rng, vocabulary + 2, rng.randrange(1, 13))  # some unknown
+            yield index, terms, mask, keys
+
+
+def _top(
+    scores: np.ndarray, slots: np.ndarray, k: int, tie: SlotKeys | Callable[[int], str]
+) -> list[tuple[int, float]]:
+    """The k best as (slot, score), best first, as the callers order them."""
+    return [(int(slots[i]), float(scores[i])) for i in top_positions(scores, slots, k, tie)]
+
+
+def _mismatches(seeds: range) -> tuple[int, int, int, int]:
+    """(cases, cases whose k best differ, postings scored by best, by scores)."""
+    cases = wrong = pruned = exhaustive = 0
+    for index, terms, mask, keys in _cases(seeds):
+        full = index.scores(terms, mask)
+        for k in KS:
+            best = index.best(terms, mask, k)
+            cases += 1
+            pruned += len(best)
+            exhaustive += len(full)
+            # Ties broken by the keys' numeric prefixes (SlotKeys) and by a plain function.
+            same = all(
+                _top(best.scores, best.slots, k, tie) == _top(full.scores, full.slots, k, tie)
+                for tie in (keys, keys.__getitem__)
+            )
+            # What best returns is part of the exhaustive scoring, to the bit.
+            at = np.searchsorted(full.slots, best.slots)
+            inside = bool(np.all(full.slots[np.minimum(at, len(full) - 1)] == best.slots))
+            same = same and inside and bool(np.all(full.scores[at] == best.scores))
+            wrong += not same
+    return cases, wrong, pruned, exhaustive
+
+
+def test_best_gives_the_exhaustive_top_k_exactly() -> None:
+    cases, wrong, pruned, exhaustive = _mismatches(range(120))
+    assert cases > 4000 and wrong == 0
+    # The check is not vacuous: the bounds do leave documents unscored.
+    assert pruned < 0.8 * exhaustive
+
+
+def test_an_unsafe_bound_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Bounds taken at a third of their value prune documents that belong to the k best:
+    # the comparison above must see it.
+    monkeypatch.setattr(sparse_index, "_SAFETY", -2 / 3)
+    _, wrong, _, _ = _mismatches(range(40))
+    assert wrong > 0
+
+
+def test_best_on_common_words_scores_few_documents() -> None:
+    rng = random.Random(7)
+    index = SparseIndex()
+    for slot in range(3000):
+        words = ["common"] * rng.randrange(1, 3) + _zipf_words(rng, 400, rng.randrange(3, 12))
+        index.add(slot, words)
+    for slot in range(3000, 3005):
+        index.add(slot, ["rare", "common"])
+    mask = np.ones(3005, dtype=bool)
+    keys = SlotKeys(str(slot) for slot in range(3005))
+    best = index.best(["common", "rare"], mask, 5)
+    full = index.scores(["common", "rare"], mask)
+    top = _top(best.scores, best.slots, 5, keys)
+    assert top == _top(full.scores, full.slots, 5, keys)
+    assert [slot for slot, _ in top] == list(range(3000, 3005))
+    assert len(full) == 3005 and len(best) == 5  # "common" alone cannot reach the floor
+
+
+def test_best_of_nothing() -> None:
+    index = SparseIndex()
+    index.add(0, ["a", "b"])
+    assert len(index.best(["a"], np.ones(1, dtype=bool), 0)) == 0
+    assert len(index.best(["z"], np.ones(1, dtype=bool), 3)) == 0
+    assert len(index.best(["a"], np.zeros(1, dtype=bool), 3)) == 0
+    assert index.best(["a", "b"], np.ones(1, dtype=bool), 3).slots.tolist() == [0]
