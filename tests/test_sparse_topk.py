@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable, Iterator
 
@@ -128,3 +129,30 @@ def test_best_of_nothing() -> None:
     assert len(index.best(["z"], np.ones(1, dtype=bool), 3)) == 0
     assert len(index.best(["a"], np.zeros(1, dtype=bool), 3)) == 0
     assert index.best(["a", "b"], np.ones(1, dtype=bool), 3).slots.tolist() == [0]
+
+
+def test_scores_are_summed_per_slot_in_query_order() -> None:
+    # The sum each document gets is the one np.unique and np.bincount give, to the bit,
+    # whatever order the slots were handed out in.
+    rng = random.Random(11)
+    index = SparseIndex()
+    slots = list(range(500))
+    rng.shuffle(slots)
+    for slot in slots:
+        index.add(slot, _zipf_words(rng, 60, rng.randrange(1, 15)))
+    mask = np.ones(500, dtype=bool)
+    for _ in range(50):
+        terms = list(dict.fromkeys(_zipf_words(rng, 60, rng.randrange(1, 12))))
+        found, values = [], []
+        for term in terms:
+            posted, tfs = index.postings(term)
+            tfs = tfs.astype(np.float64)
+            df, n, avg = len(posted), 500, float(index.lengths[:500].mean())
+            idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
+            norm = index.k1 * (1 - index.b + index.b * index.lengths[posted] / avg)
+            found.append(posted)
+            values.append(idf * tfs / (tfs + norm))
+        unique, inverse = np.unique(np.concatenate(found), return_inverse=True)
+        hits = index.scores(terms, mask)
+        assert hits.slots.tolist() == unique.tolist()
+        assert hits.scores.tolist() == np.bincount(inverse, np.concatenate(values)).tolist()

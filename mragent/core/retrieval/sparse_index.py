@@ -227,9 +227,7 @@ class SparseIndex:
             values.append(idf * tfs / (tfs + norm))
         if not found:
             return _empty()
-        every = np.concatenate(found)
-        unique, inverse = np.unique(every, return_inverse=True)
-        return SparseHits(unique, np.bincount(inverse, weights=np.concatenate(values)))
+        return _summed(np.concatenate(found), np.concatenate(values))
 
     def _admitted(self, mask: np.ndarray) -> tuple[np.ndarray, int, float]:
         """The live documents ``mask`` admits, their number and mean length.
@@ -309,6 +307,25 @@ class SparseIndex:
         index.live = np.array(data["live"], dtype=bool)
         index._bound_terms()
         return index
+
+
+def _summed(slots: np.ndarray, values: np.ndarray) -> SparseHits:
+    """``values`` summed by slot, each slot's in the order given (``np.bincount`` adds in
+    input order), slots ascending.
+
+    A term's postings ascend by slot when slots are handed out in order, as the indexes
+    here do, so ``slots`` is a few ascending runs: a stable sort (timsort) merges them
+    several times faster than the quicksort ``np.unique`` would run, and any order
+    still sorts correctly.
+    """
+    order = np.argsort(slots, kind="stable")
+    ordered = slots[order]
+    first = np.empty(len(ordered), dtype=bool)
+    first[:1] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
+    inverse = np.empty(len(ordered), dtype=np.intp)
+    inverse[order] = np.cumsum(first) - 1
+    return SparseHits(ordered[first], np.bincount(inverse, weights=values))
 
 
 def _empty() -> SparseHits:
