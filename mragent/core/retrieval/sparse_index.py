@@ -77,7 +77,7 @@ class SparseIndex:
         self.live = np.zeros(0, dtype=bool)
         self.dead_postings = 0
         self._changes = 0  # adds and removes so far: what the cached statistics depend on
-        self._population: tuple[np.ndarray, int, np.ndarray, int, float] | None = None
+        self._population: tuple[np.ndarray, int, np.ndarray, int, float, np.ndarray] | None = None
 
     def _reserve(self, slot: int) -> None:
         if slot < len(self.live):
@@ -137,8 +137,8 @@ class SparseIndex:
             mask: Booleans over slots: the documents that exist for this query (a
                 slot past its end does not); the statistics are theirs.
         """
-        parts, avg = self._terms(terms, mask)
-        return self._score(parts, avg, None)
+        parts, _, norms = self._terms(terms, mask)
+        return self._score(parts, norms, None)
 
     def best(self, terms: Sequence[str], mask: np.ndarray, k: int) -> SparseHits:
         """The documents of :meth:`scores` that can be among its ``k`` best, with the
@@ -148,7 +148,7 @@ class SparseIndex:
         The ``k`` best of these, by any order of scores and tie keys, are the ``k``
         best of :meth:`scores` in that order.
         """
-        parts, avg = self._terms(terms, mask)
+        parts, avg, norms = self._terms(terms, mask)
         if k <= 0 or not parts:
             return _empty()
         bounds = [
@@ -166,8 +166,8 @@ class SparseIndex:
             if held >= k and np.count_nonzero(member) >= k:
                 break
         else:
-            return self._score(parts, avg, None)  # k or fewer documents in all
-        first = self._score(parts, avg, member).scores
+            return self._score(parts, norms, None)  # k or fewer documents in all
+        first = self._score(parts, norms, member).scores
         floor = float(np.partition(first, len(first) - k)[len(first) - k])
         # The terms whose bounds sum below the floor cannot lift a document to it alone:
         # only documents holding one of the others are scored.
@@ -176,22 +176,22 @@ class SparseIndex:
             total += bounds[order[rest]]
             rest += 1
         if rest == 0:
-            return self._score(parts, avg, None)
+            return self._score(parts, norms, None)
         member[:] = False
         for i in order[rest:]:
             member[parts[i][0]] = True
-        return self._score(parts, avg, member)
+        return self._score(parts, norms, member)
 
     def _terms(
         self, terms: Sequence[str], mask: np.ndarray
-    ) -> tuple[list[tuple[np.ndarray, np.ndarray, float, float, float]], float]:
+    ) -> tuple[list[tuple[np.ndarray, np.ndarray, float, float, float]], float, np.ndarray]:
         """Per distinct term with admitted postings, in query order: its admitted slots,
         their term frequencies, its IDF and its bounds (largest tf, shortest length);
-        and the admitted mean length."""
-        mask, n, avg = self._admitted(mask)
+        the admitted mean length and the slots' length norms under it."""
+        mask, n, avg, norms = self._admitted(mask)
         parts: list[tuple[np.ndarray, np.ndarray, float, float, float]] = []
         if n == 0:
-            return parts, avg
+            return parts, avg, norms
         for term in dict.fromkeys(terms):
             slots, tfs = self.postings(term)
             if not len(slots):
@@ -204,12 +204,12 @@ class SparseIndex:
             idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
             tid = self.vocab[term]
             parts.append((slots, tfs, idf, self._tf_max[tid], self._length_min[tid]))
-        return parts, avg
+        return parts, avg, norms
 
     def _score(
         self,
         parts: list[tuple[np.ndarray, np.ndarray, float, float, float]],
-        avg: float,
+        norms: np.ndarray,
         member: np.ndarray | None,
     ) -> SparseHits:
         """Scores of the documents in ``member`` (None: all), summed in query order."""
@@ -222,15 +222,16 @@ class SparseIndex:
                 if not len(slots):
                     continue
             tfs = tfs.astype(np.float64)
-            norm = self.k1 * (1 - self.b + self.b * self.lengths[slots] / avg)
+            norm = norms[slots]
             found.append(slots)
             values.append(idf * tfs / (tfs + norm))
         if not found:
             return _empty()
         return _summed(np.concatenate(found), np.concatenate(values))
 
-    def _admitted(self, mask: np.ndarray) -> tuple[np.ndarray, int, float]:
-        """The live documents ``mask`` admits, their number and mean length.
+    def _admitted(self, mask: np.ndarray) -> tuple[np.ndarray, int, float, np.ndarray]:
+        """The live documents ``mask`` admits, their number and mean length, and every
+        slot's length norm ``k1 (1 - b + b dl / avgdl)`` under that mean.
 
         These pass over every slot, so they are kept for the last mask asked about
         until a document comes or goes: a reader asks with the same mask object
@@ -238,12 +239,14 @@ class SparseIndex:
         """
         held = self._population
         if held is not None and held[0] is mask and held[1] == self._changes:
-            return held[2], held[3], held[4]
+            return held[2], held[3], held[4], held[5]
         admitted = _fit(mask, len(self.live)) & self.live
         n = int(np.count_nonzero(admitted))
         avg = float(self.lengths[admitted].sum()) / n or 1.0 if n else 1.0
-        self._population = (mask, self._changes, admitted, n, avg)
-        return admitted, n, avg
+        # The same elementwise floats a question's postings would compute, once.
+        norms = self.k1 * (1 - self.b + self.b * self.lengths / avg)
+        self._population = (mask, self._changes, admitted, n, avg, norms)
+        return admitted, n, avg, norms
 
     def compact(self) -> None:
         """Drop the postings of removed documents and terms left without any."""
