@@ -169,17 +169,21 @@ class SparseIndex:
             return self._score(parts, norms, None)  # k or fewer documents in all
         first = self._score(parts, norms, member).scores
         floor = float(np.partition(first, len(first) - k)[len(first) - k])
-        # The terms whose bounds sum below the floor cannot lift a document to it alone:
-        # only documents holding one of the others are scored.
-        total, rest = 0.0, 0
-        while rest < len(order) and (total + bounds[order[rest]]) * (1 + _SAFETY) < floor:
-            total += bounds[order[rest]]
+        # A document's score is at most its part from the highest-bounded term it holds
+        # plus the bounds of the terms below that one. The terms whose bounds sum below
+        # the floor cannot lift a document to it alone; of each other term, only the
+        # documents whose part and the bounds below could reach it are scored.
+        below, rest = 0.0, 0
+        while rest < len(order) and (below + bounds[order[rest]]) * (1 + _SAFETY) < floor:
+            below += bounds[order[rest]]
             rest += 1
-        if rest == 0:
-            return self._score(parts, norms, None)
         member[:] = False
         for i in order[rest:]:
-            member[parts[i][0]] = True
+            slots, tfs, idf, _, _ = parts[i]
+            tfs = tfs.astype(np.float64)
+            reach = idf * tfs / (tfs + norms[slots]) + below
+            member[slots[reach * (1 + _SAFETY) >= floor]] = True
+            below += bounds[i]
         return self._score(parts, norms, member)
 
     def _terms(
