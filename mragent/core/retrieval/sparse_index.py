@@ -16,14 +16,23 @@ dl / avgdl))``) on the same tokens; a test asserts that to 1e-6.
 
 :meth:`SparseIndex.best` bounds the work by ``k`` (MaxScore): each term keeps an
 upper bound of its term part (its largest term frequency at its shortest document
-length, kept on add; a removal leaves it a bound still), so a document holding
-only terms whose bounds sum below the ``k``-th best score so far cannot be among
-the ``k`` best, and only documents holding a term outside that set are scored.
-Those are scored term by term in the question's order, as :meth:`scores` does,
-so their scores are the same floats. The libraries that prune this way (Lucene,
-PISA, tantivy) take their statistics from the whole index and quantise document
-lengths (tantivy), or build a static index (PISA); none scores against a
-per-question population, which the read view needs, so the index keeps its own.
+length, kept on add; a removal leaves it a bound still). A first floor is the
+``k``-th best score among the documents of the highest-bounded terms; a document
+holding only terms whose bounds sum below it cannot be among the ``k`` best, nor can
+one whose part from its highest-bounded term plus the bounds of the terms below that
+one falls short of it. The rest are scored term by term in the question's order, as
+:meth:`SparseIndex.scores` scores them, so their scores are the same floats and the
+``k`` best, ties and all, are the same documents. The libraries that prune this way
+take their statistics from the whole index and keep a document's length in one byte,
+lossy for long ones (Lucene, tantivy), or build a static index (PISA); bm25s scores
+every document and then selects. None scores against a per-question population, as
+the read view needs, so the index keeps its own.
+
+The callers (cue search's fusion side, passage seeding and relevance, later rounds'
+z-scores) read more of a question's scores than its best few: every content's
+relevance, and the ranks, minimum, maximum, mean and spread of the whole population
+that fusion and the rounds normalise by. They score exhaustively; :meth:`best` is
+for a caller that needs the ``k`` best alone.
 """
 
 from __future__ import annotations
