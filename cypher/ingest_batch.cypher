@@ -28,6 +28,9 @@
 // primary (years, places) without reading their edges. It only ever turns true;
 // a tag written before it existed has none (unknown), and stays so until a batch
 // makes it primary (null OR false is null).
+// A tag's name keys (akey, tail: mragent/core/aliases.py) are what entity
+// resolution looks it up by; set on every write, so a tag written before they
+// existed gets them the next time a write names it.
 // Each merge key is bound by WITH first: FalkorDB looks a key given as an expression
 // (a list element) up through the namespace's index, a scan of the whole namespace.
 // A content gets its passage embedding with its text; one created earlier without
@@ -58,6 +61,7 @@ CALL {
   MERGE (t:Tag {ns: $ns, scope: $scope, name: rec.name})
   ON CREATE SET t.id = rec.id, t.primary = rec.primary
   ON MATCH SET t.primary = t.primary OR rec.primary
+  SET t.akey = rec.akey, t.tail = rec.tail
   WITH t, i ORDER BY i
   RETURN collect(t) AS ts
 }

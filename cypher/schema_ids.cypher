@@ -5,6 +5,9 @@ CREATE INDEX cue_id IF NOT EXISTS FOR (c:Cue) ON (c.id);
 CREATE INDEX cue_text IF NOT EXISTS FOR (c:Cue) ON (c.ns, c.text);
 CREATE INDEX tag_id IF NOT EXISTS FOR (t:Tag) ON (t.id);
 CREATE INDEX tag_name IF NOT EXISTS FOR (t:Tag) ON (t.ns, t.name);
+// Entity resolution's name keys (tag_alias_candidates).
+CREATE INDEX tag_akey IF NOT EXISTS FOR (t:Tag) ON (t.ns, t.akey);
+CREATE INDEX tag_tail IF NOT EXISTS FOR (t:Tag) ON (t.ns, t.tail);
 CREATE INDEX content_id IF NOT EXISTS FOR (m:Content) ON (m.id);
 CREATE INDEX content_key IF NOT EXISTS FOR (m:Content) ON (m.ns, m.key);
 CREATE INDEX content_lineage IF NOT EXISTS FOR (m:Content) ON (m.lineage);

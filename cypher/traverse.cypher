@@ -3,7 +3,8 @@
 // shape), walk the bridge hop from the confirmed passage seeds, and report the
 // namespace version the answer was read at (and, asked for, the provenance of every
 // content handed back).
-// params: ns, scopes, trust, as_of, pending_weight, candidates, cue_k, fanout, decay,
+// params: ns, scopes, trust, as_of, pending_weight, candidates, cue_k, fanout, link_fanout,
+//   alias_min, alias_weight, decay,
 //   prune, limit, paths_per_content, bridges, hand_refs, records
 // returns: version, uid, entries, found, bridged, records
 // render: depth 1..4, rank {rank|rank_pending|rank_all}
@@ -15,9 +16,13 @@
 // seed id, key, title, text, tags], the seed fields null for a cue), so nothing the view
 // hides can be an entry point or show its words.
 // The traversal: a path's evidence is the cue score times every edge weight on it,
-// times $decay for each LINKED_TO hop beyond the first. Only the $fanout strongest edges
-// out of each node are walked: LINKED_TO ranks by rank_links, REFERENCES ranks by
-// rank_references, in the property `rank` names for the view (rank: accepted,
+// times $decay for each LINKED_TO hop beyond the first; an alias edge (two tags naming
+// the same thing, tag_alias_link) of similarity at least $alias_min weighs
+// $alias_weight (or its co-occurrence weight, when the tags co-occur and that is
+// more), and is walked outside the fanout. Only the $fanout strongest edges
+// out of each node are walked ($link_fanout between two tags: a later round walks
+// aliases alone beyond its entry tags): LINKED_TO ranks by rank_links, REFERENCES
+// ranks by rank_references, in the property `rank` names for the view (rank: accepted,
 // rank_pending: accepted or pending, rank_all: a read at an earlier record time), so an
 // edge to an invisible content takes no slot. The literal pattern
 // (c:Cue)-[:LINKED_TO*1..N]->(t:Tag)-[:REFERENCES]->(m:Content) is matched in two steps
@@ -88,7 +93,9 @@ CALL {
   WITH cand, m, walk + [m] AS trail, links + [r] AS edges
   WITH cand, m, trail, edges, {{> trust_at m}} AS trust
   WITH m, trail, edges, size(edges) - 1 AS hops,
-       reduce(ev = cand.score, x IN edges | ev * x.weight) * $decay ^ (size(edges) - 2)
+       reduce(ev = cand.score, x IN edges | ev * CASE
+         WHEN x.alias >= $alias_min AND $alias_weight > coalesce(x.weight, 0.0)
+         THEN $alias_weight ELSE x.weight END) * $decay ^ (size(edges) - 2)
          * CASE WHEN trust = 'accepted' THEN 1.0 ELSE $pending_weight END AS evidence
   WHERE evidence >= $prune
   // Equal trails order by hops, then by the names along them (ids are random): the

@@ -47,6 +47,8 @@ def test_the_genes_with_the_documented_ranges() -> None:
         "roundCues": ("int", 1, 12, (), 4),
         "roundDecay": ("float", 0.0, 1.0, (), 0.5),
         "damping": ("float", 0.05, 0.95, (), 0.5),
+        "aliasThreshold": ("float", 0.0, 1.0, (), 1.0),
+        "aliasWeight": ("float", 0.0, 1.0, (), 0.0),
     }
     assert tuple(Genome.model_fields) == GENE_NAMES
 
@@ -62,11 +64,14 @@ def test_the_core_set_is_the_ten_pipeline_genes_and_extended_adds_the_others() -
         "roundCues",
         "roundDecay",
         "damping",
+        "aliasThreshold",
+        "aliasWeight",
     ]
     assert {s.stage for s in extended if s not in CORE_GENES} == {
         "blend",
         "rounds",
         "synthesis",
+        "reconstruction",
     }
     # A range narrows only a searched gene: the blend weights are not in the core search.
     narrowed = {s.name: s.high for s in narrowed_genes({"graphWeight": (0.0, 1.0)}, extended)}

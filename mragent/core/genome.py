@@ -112,6 +112,22 @@ class Genome(BaseModel):
     damping: float = _gene(
         0.5, "synthesis", "ppr: probability of following an edge", extended=True, ge=0.05, le=0.95
     )
+    aliasThreshold: float = _gene(
+        1.0,
+        "reconstruction",
+        "name similarity an alias edge needs to be walked",
+        extended=True,
+        ge=0.0,
+        le=1.0,
+    )
+    aliasWeight: float = _gene(
+        0.0,
+        "reconstruction",
+        "weight of an alias edge (0: aliases are not walked)",
+        extended=True,
+        ge=0.0,
+        le=1.0,
+    )
 
     def to_json_dict(self) -> dict[str, Any]:
         """Plain JSON-able dict (enums as their values)."""

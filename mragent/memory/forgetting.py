@@ -185,7 +185,7 @@ class MemoryForgetting:
                 tags.update(tag["name"] for tag in batch.tags)
                 cues.update(cue["text"] for cue in batch.cues)
             rows = self.store.run("memory_unforget", self._lineage_params(record, principal))
-            self.versions.rank(record.scope, sorted(tags), sorted(cues))
+            self.versions.settle(record.scope, sorted(tags), sorted(cues))
         return [row["id"] for row in rows]
 
     def _lineage_params(self, record: MemoryRecord, principal: Principal) -> dict:

@@ -17,8 +17,9 @@ Weights come from corpus statistics:
 Every content carries its provenance (:class:`WriteStamp`): the writing
 principal, its trust state, its scope, its text hash and its valid and record
 times. Every batch is written by one statement (``ingest_batch``), then the
-edges out of the tags and cues the run wrote are ranked
-(:func:`~mragent.memory.ranks.rank_touched`).
+run's tags are linked to the tags naming the same thing
+(:func:`~mragent.memory.aliases.link_aliases`) and the edges out of the tags and
+cues the run wrote are ranked (:func:`~mragent.memory.ranks.rank_touched`).
 """
 
 from __future__ import annotations
@@ -34,12 +35,14 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from mragent.core.aliases import name_keys
 from mragent.core.corpus import Content, Corpus, Link, validate_namespace
 from mragent.core.embedding import Embedder, embed_all, passage_text
 from mragent.core.errors import WriteRefused
 from mragent.core.extract import Extraction, Extractor, RuleExtractor
 from mragent.core.store.base import GraphStore
 from mragent.core.view import DEFAULT_SCOPE, validate_scope
+from mragent.memory.aliases import link_aliases
 from mragent.memory.audit import AuditLog
 from mragent.memory.audited import audited
 from mragent.memory.ingest_source import CorpusSource, CorpusStats, forget_key, text_hash
@@ -307,7 +310,8 @@ def _add_nodes_and_edges(
     batch.cues = [{"text": text, "id": new_id()} for text in cue_texts]
     primaries = {ref["tag"] for ref in batch.refs if ref["weight"] >= PRIMARY_REF}
     batch.tags = [
-        {"name": tag, "id": new_id(), "primary": tag in primaries} for tag in sorted(tags)
+        {"name": tag, "id": new_id(), "primary": tag in primaries, **name_keys(tag).params()}
+        for tag in sorted(tags)
     ]
     batch.cue_links = [{"cue": c, "tag": t, "weight": w} for (c, t), w in sorted(cue_links.items())]
     batch.tag_links = [
@@ -389,6 +393,7 @@ def ingest(
                 tags.update(tag["name"] for tag in batch.tags)
                 if progress:
                     progress(done, total)
+            link_aliases(store, ns, scope, tags)
             rank_touched(store, ns, scope, sorted(tags), sorted(cues))
     return IngestReport(ns, scan.count, total, before, namespace_stats(store, ns))
 

@@ -9,8 +9,10 @@ of the relevant passages no round trip has returned yet, so that the final
 order ranks every relevant passage with its text). A content reached from a
 cue some content handed on is a chain through that content, and so is one
 reached from a seed's own cue or bridged from a seed. Later rounds read the
-handed tags' own contents (depth 1) at most ``tagFanout`` per tag. The loop
-stops after ``rounds`` round trips, or after a round that raised no value.
+handed tags' own contents (depth 1) at most ``tagFanout`` per tag, and with
+``aliasWeight`` > 0 those of the tags they are aliases of (one more hop, along
+alias edges alone). The loop stops after ``rounds`` round trips, or after a round
+that raised no value.
 
 Every text comes from a round trip under the read view; this module only
 chooses the next round's cues and scores what came back.
@@ -192,9 +194,13 @@ def later_rounds(
         hits, handing = next_round(state, index, question, cue_mask, genome)
         if not hits:
             return
+        # With aliases walked, one more hop beyond the handed tags, along aliases alone:
+        # a content handing on "Obama" leads to the passage about "Barack Obama".
+        aliases = genome.aliasWeight > 0
         found = traverse(
             store, ns, view, hits, genome,
-            bridges=False, entries=len(hits), limit=LATER_LIMIT * genome.maxContent, depth=1,
+            bridges=False, entries=len(hits), limit=LATER_LIMIT * genome.maxContent,
+            depth=2 if aliases else 1, link_fanout=0 if aliases else None,
             hand_on=len(state.traversals) + 1 < genome.rounds, records=records,
         )  # fmt: skip
         if found is None:

@@ -20,6 +20,7 @@ from mragent.core.errors import WriteRefused
 from mragent.core.extract import Extractor, RuleExtractor
 from mragent.core.store.base import GraphStore
 from mragent.core.view import DEFAULT_SCOPE
+from mragent.memory.aliases import link_aliases
 from mragent.memory.audit import AuditLog
 from mragent.memory.audited import audited
 from mragent.memory.principal import Principal
@@ -116,4 +117,9 @@ class MemoryVersions:
 
     def rank(self, scope: str, tags: list[str], cues: list[str]) -> None:
         """Re-rank the edges out of the tags and cues a write touched."""
+        rank_touched(self.store, self.ns, scope, tags, cues)
+
+    def settle(self, scope: str, tags: list[str], cues: list[str]) -> None:
+        """After a write added tags and cues: link its tags' aliases, re-rank."""
+        link_aliases(self.store, self.ns, scope, tags)
         rank_touched(self.store, self.ns, scope, tags, cues)

@@ -292,7 +292,7 @@ class MemoryWriter:
             # One statement (atomic on every engine), run outside an explicit
             # transaction so the store may retry it after a transient deadlock.
             self.store.run("ingest_batch", batch.params(self.ns, scope, self.audit.seal))
-            self.versions.rank(
+            self.versions.settle(
                 scope, [tag["name"] for tag in batch.tags], [c["text"] for c in batch.cues]
             )
         return WriteResult(content.key, version.lineage, trust)

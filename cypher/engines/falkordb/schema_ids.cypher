@@ -6,6 +6,8 @@ CREATE INDEX FOR (c:Cue) ON (c.text);
 CREATE INDEX FOR (c:Cue) ON (c.ns);
 CREATE INDEX FOR (t:Tag) ON (t.id);
 CREATE INDEX FOR (t:Tag) ON (t.name);
+CREATE INDEX FOR (t:Tag) ON (t.akey);
+CREATE INDEX FOR (t:Tag) ON (t.tail);
 CREATE INDEX FOR (m:Content) ON (m.id);
 CREATE INDEX FOR (m:Content) ON (m.key);
 CREATE INDEX FOR (m:Content) ON (m.ns);

@@ -6,6 +6,8 @@ CREATE INDEX ON :Cue(text);
 CREATE INDEX ON :Cue(ns);
 CREATE INDEX ON :Tag(id);
 CREATE INDEX ON :Tag(name);
+CREATE INDEX ON :Tag(akey);
+CREATE INDEX ON :Tag(tail);
 CREATE INDEX ON :Content(id);
 CREATE INDEX ON :Content(key);
 CREATE INDEX ON :Content(ns);

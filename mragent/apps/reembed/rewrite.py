@@ -65,6 +65,7 @@ from mragent.core.corpus import validate_namespace
 from mragent.core.embedding import Embedder
 from mragent.core.errors import MragentError, WriteRefused
 from mragent.core.store.base import GraphStore
+from mragent.memory.aliases import relink_namespace
 from mragent.memory.audit import AuditLog
 from mragent.memory.audited import audited
 from mragent.memory.principal import Principal
@@ -330,3 +331,5 @@ def _finish(store: GraphStore, ns: str, new_embedder: Embedder, rebuild: bool) -
         raise MragentError(
             f"namespace {ns!r} could not be restamped with {target.as_text()}; re-run"
         )
+    # Alias similarities are the names' embeddings': measured again with the new ones.
+    relink_namespace(store, ns)

@@ -24,6 +24,7 @@ from mragent.core.embedding import Embedder, check_identity, embedder_from_spec
 from mragent.core.errors import ConfigError, CorpusError, EmbeddingMismatch, WriteRefused
 from mragent.core.extract import Extractor, RuleExtractor
 from mragent.core.store.base import GraphStore
+from mragent.memory.aliases import link_aliases
 from mragent.memory.audit import AuditLog
 from mragent.memory.audited import audited
 from mragent.memory.ingest import (
@@ -211,7 +212,8 @@ def _apply(
     audit: AuditLog,
     readmitted: bool,
 ) -> ImportReport:
-    """Write the plan under one audit record, then re-rank the namespace's edges."""
+    """Write the plan under one audit record, link its tags' aliases, then re-rank
+    the namespace's edges."""
     forgotten = sum(record.forgotten for record in plan.to_write)
     edges = sum(len(scope_edges) for scope_edges in plan.edges.values())
     detail = {
@@ -233,6 +235,8 @@ def _apply(
             deleted = write_replace(store, ns, list(data.scopes), plan, audit.seal)
         else:
             write_merge(store, ns, plan, audit.seal)
+        for scope, batches in plan.batches.items():
+            link_aliases(store, ns, scope, [tag["name"] for b in batches for tag in b.tags])
         store.run("rank_links", {"ns": ns})
         store.run("rank_references", {"ns": ns})
     return ImportReport(

@@ -23,6 +23,7 @@ from mragent.core.store.base import GraphStore, engine_float
 from mragent.core.view import ReadView
 
 HOP_DECAY = 0.8  # evidence kept per LINKED_TO hop beyond the first
+NO_ALIAS = 2.0  # an alias threshold no similarity reaches
 POOL_FACTOR = 2  # candidates fetched per content kept, so rerank has room to act
 TRAILS_PER_CONTENT = 4
 # A later round enters at the cues of the tags of the best contents that reference at
@@ -154,6 +155,7 @@ def traverse_params(
     limit: int | None = None,
     hand_on: bool | None = None,
     records: bool = False,
+    link_fanout: int | None = None,
 ) -> dict[str, Any]:
     """The ``traverse.cypher`` parameters for one question (see :func:`traverse`)."""
     return {
@@ -163,6 +165,10 @@ def traverse_params(
         "candidates": [{"id": c.id, "score": c.score, "seed": c.seed} for c in candidates],
         "cue_k": genome.cueK if entries is None else entries,
         "fanout": genome.tagFanout,
+        "link_fanout": genome.tagFanout if link_fanout is None else link_fanout,
+        # No similarity reaches 2: a zero aliasWeight walks no alias edge at all.
+        "alias_min": genome.aliasThreshold if genome.aliasWeight > 0 else NO_ALIAS,
+        "alias_weight": genome.aliasWeight,
         "decay": HOP_DECAY,
         "prune": genome.pruneThreshold,
         "limit": genome.maxContent * POOL_FACTOR if limit is None else limit,
@@ -186,6 +192,7 @@ def traverse(
     depth: int | None = None,
     hand_on: bool | None = None,
     records: bool = False,
+    link_fanout: int | None = None,
 ) -> Traversal | None:
     """Confirm entry candidates, expand them into contents, walk the seeds' bridges.
 
@@ -206,6 +213,8 @@ def traverse(
             later round (default: when the genome has more than one round; the last
             round has none to hand them to).
         records: Whether every content handed back comes with its provenance.
+        link_fanout: How many of a tag's strongest links to other tags are walked
+            (default the genome's tagFanout; aliases are walked apart from it).
 
     Returns:
         The round trip's answer, or None when the namespace no longer exists.
@@ -222,6 +231,7 @@ def traverse(
             limit=limit,
             hand_on=hand_on,
             records=records,
+            link_fanout=link_fanout,
         ),
         depth=genome.traversalDepth if depth is None else depth,
         rank=rank_property(view),
