@@ -7,10 +7,16 @@ import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+from mragent.apps.reembed.rewrite import reembed
+from mragent.apps.transfer.export import export_memories
+from mragent.apps.transfer.importer import import_memories
 from mragent.core.aliases import MAX_LONGER, alias_key, name_keys
 from mragent.core.corpus import parse_corpus
+from mragent.core.embedding.base import EmbedderIdentity
+from mragent.core.embedding.hashing import HashingEmbedder
 from mragent.core.genome import Genome
 from mragent.core.retrieval.cue_search import CueHit
 from mragent.core.retrieval.reconstruct import traverse
@@ -24,6 +30,22 @@ from mragent.memory.writer import MemoryWriter
 from tests.fixtures import ingest
 
 HUMAN = Principal("human", "test")
+
+
+class HalfEmbedder(HashingEmbedder):
+    """Another identity of the default dimension whose vectors keep half the features:
+    other similarities between the same names."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.identity = EmbedderIdentity("test", "half-hashing", self.dimension, True)
+        self.spec = "test:half"
+
+    def _embed(self, texts: list[str]) -> np.ndarray:
+        vectors = super()._embed(texts).copy()
+        vectors[:, self.dimension // 2 :] = 0.0
+        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+        return np.ascontiguousarray(vectors / np.where(norms > 0, norms, 1.0))
 
 
 def test_spelling_variants_fold_to_one_key() -> None:
@@ -184,3 +206,30 @@ def test_no_tag_gets_more_than_the_cap_of_aliases_from_one_write() -> None:
     assert {(src, dst) for src, dst, _ in links if dst == "Smith"} == {
         (f"Smith {i}", "Smith") for i in range(MAX_ALIASES + 3)
     }
+
+
+def _links(store: GraphStore, ns: str) -> dict[tuple[str, str], float]:
+    return {(r["src"], r["dst"]): r["similarity"] for r in store.run("tag_aliases", {"ns": ns})}
+
+
+def test_import_links_and_reembed_remeasures(
+    store: GraphStore, memory: MemoryReader, tmp_path: Path, audit_log_path: Path
+) -> None:
+    ingested = _links(store, memory.ns)
+    assert ingested[("NINTENDO", "Nintendo Co., Ltd.")] == 1.0
+    assert 0 < ingested[("Barack Obama", "Obama")] < 1.0
+    # Exported and imported into a new namespace: the same links, measured alike.
+    other = f"alias-{uuid.uuid4().hex[:8]}"
+    path = tmp_path / "memories.json"
+    export_memories(store, memory.ns, path, scopes=[DEFAULT_SCOPE])
+    try:
+        import_memories(store, other, path, principal=HUMAN, audit=AuditLog(audit_log_path))
+        assert _links(store, other) == ingested
+    finally:
+        store.run("delete_namespace", {"ns": other})
+    # Re-embedded with other vectors, a short name's similarity is measured again.
+    reembed(store, memory.ns, HalfEmbedder(), principal=HUMAN, audit=AuditLog())
+    again = _links(store, memory.ns)
+    assert again.keys() == ingested.keys()
+    assert again[("NINTENDO", "Nintendo Co., Ltd.")] == 1.0
+    assert again[("Barack Obama", "Obama")] != ingested[("Barack Obama", "Obama")]
