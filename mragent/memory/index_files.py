@@ -23,10 +23,16 @@ A checked copy's arrays are **memory-mapped**, not read (``numpy.load`` with
 ``mmap_mode="c"``: pages come from the file as they are touched, and a write
 lands in the reader's private copy of the page, never in the file), so a large
 copy's postings cost no parsing at load. The files are mapped after the check,
-as they were read after it before; a copy's files are only ever created whole
-(``O_EXCL``, then the directory renamed into place) and never written again, so
-what is mapped is what was checked. hnswlib's ``load_index`` cannot map: it
-reads its file into memory it allocates, so the two HNSW files are still read.
+as they were read after it before. A mapped page not yet touched shows the file
+as it is when touched, so a file rewritten in place after the check would be
+seen: mragent never rewrites one (a copy's files are created whole, ``O_EXCL``,
+in a directory renamed into place, and only ever replaced by a new directory),
+and whoever could rewrite one, the owner of the 0700 index directory, could as
+well read the home's key. What the check is for (copies torn, made elsewhere or
+planted before a reader opens them) it still covers: a bad array can only raise
+(numpy checks every index), not crash a reader. hnswlib's ``load_index`` cannot
+map: it reads its file into memory it allocates, so the two HNSW files are still
+read.
 
 A copy is **tied to the namespace's purge version**: one older than the
 namespace's last purge (``purged_v``), or made against another purge version,
