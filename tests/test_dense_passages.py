@@ -14,6 +14,7 @@ import pytest
 from mragent.core.corpus import parse_corpus
 from mragent.core.embedding import HashingEmbedder
 from mragent.core.genome import PRESETS, Fusion, Genome
+from mragent.core.retrieval.cue_search import BULK_THREADS_MIN, CueIndex, insert_threads
 from mragent.core.retrieval.passages import PassageIndex
 from mragent.core.store.base import GraphStore
 from mragent.memory import index_files
@@ -173,3 +174,24 @@ def test_hashing_passages_enter_by_bm25_alone(store: GraphStore, ns: str) -> Non
     bm25 = passages.score(question, mask).hits
     assert fused.slots.tolist() == bm25.slots.tolist()
     assert fused.scores.tolist() == bm25.scores.tolist()
+
+
+def test_only_a_large_full_build_inserts_on_several_threads(tmp_path: Path) -> None:
+    cpus = len(os.sched_getaffinity(0))
+    assert insert_threads(BULK_THREADS_MIN, bulk=True) == cpus
+    assert insert_threads(BULK_THREADS_MIN - 1, bulk=True) == 1
+    assert insert_threads(10 * BULK_THREADS_MIN, bulk=False) == 1
+    # Below the threshold a full build is the one-thread build, byte for byte, every time
+    # (a two-thread insert of these 600 vectors builds another graph nearly every run).
+    vectors = np.random.default_rng(7).normal(size=(600, 32)).astype(np.float32)
+    rows = [
+        {"id": f"c{i:03d}", "text": f"cue {i:03d}", "scope": "shared", "embedding": vector}
+        for i, vector in enumerate(vectors)
+    ]
+    graphs = []
+    for n, bulk in enumerate((False, True, True)):
+        cues = CueIndex(32)
+        assert cues.add(rows, bulk=bulk) == len(rows)
+        cues.hnsw.save_index(str(tmp_path / f"{n}.bin"))
+        graphs.append((tmp_path / f"{n}.bin").read_bytes())
+    assert graphs[0] == graphs[1] == graphs[2]

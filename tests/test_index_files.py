@@ -105,12 +105,8 @@ def test_zeroed_live_masks_are_deleted_and_rebuilt(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     MemoryReader(falkor_store, ns)
-    cues = _copy(index_dir) / "cues.npz"
-    with np.load(cues, allow_pickle=False) as saved:
-        arrays = {key: saved[key] for key in saved.files}
-    arrays["live"] = np.zeros_like(arrays["live"])
-    with open(cues, "wb") as handle:
-        np.savez(handle, **arrays)  # type: ignore[arg-type]
+    live = _copy(index_dir) / "cues.live.npy"
+    np.save(live, np.zeros_like(np.load(live, allow_pickle=False)), allow_pickle=False)
     with caplog.at_level(logging.WARNING, logger="mragent.memory.index_files"):
         reader = MemoryReader(falkor_store, ns)
     assert "fails its signature check" in caplog.text

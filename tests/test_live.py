@@ -201,7 +201,8 @@ def test_a_new_process_loads_the_saved_index_and_reads_only_the_delta(
     question = "Where was the founder of Acme born?"
     expected = first.reconstruct(question, GENOME).retrieved_keys
     saved = [p for p in index_dir.rglob("*") if p.is_file()]
-    assert {p.name for p in saved} >= {"meta.json", "cues.npz", "contents.npz", "hnsw.bin"}
+    names = {p.name for p in saved}
+    assert {"meta.json", "cues.live.npy", "contents.ids.npy", "hnsw.bin"} <= names
     assert all(stat.S_IMODE(os.stat(p).st_mode) == 0o600 for p in saved)
     assert all(
         stat.S_IMODE(os.stat(p).st_mode) == 0o700 for p in index_dir.rglob("*") if p.is_dir()
@@ -255,7 +256,7 @@ def test_a_purge_voids_every_copy_saved_before_it(
     kept = tmp_path / "kept"
     shutil.copytree(index_dir, kept)
     memories.purge(target.id, principal=ANA, reason="test")
-    assert not any(index_dir.rglob("*.npz"))  # the purging process deleted its copies
+    assert not any(index_dir.rglob("*.npy"))  # the purging process deleted its copies
     shutil.rmtree(index_dir)
     shutil.copytree(kept, index_dir)  # a copy from before the purge comes back
     with _Counting(store) as calls:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import bm25s
 import numpy as np
@@ -121,6 +122,44 @@ def test_compaction_and_arrays_keep_the_scores(documents: list[list[str]]) -> No
     # Terms only removed documents held are gone from the vocabulary too.
     only_removed = set(documents[0]) - {t for d in documents[1:] if d for t in d}
     assert not only_removed & set(copy.vocab)
+
+
+def test_an_index_on_mapped_arrays_grows_and_shrinks_like_a_fresh_one(
+    documents: list[list[str]], tmp_path: Path
+) -> None:
+    half = len(documents) // 2
+    saved = SparseIndex()
+    for slot, tokens in enumerate(documents[:half]):
+        saved.add(slot, tokens)
+    for name, values in saved.to_arrays().items():
+        np.save(tmp_path / f"{name}.npy", values, allow_pickle=False)
+    mapped = {p.stem: np.load(p, mmap_mode="r", allow_pickle=False) for p in tmp_path.iterdir()}
+    index = SparseIndex.from_arrays(mapped)
+    assert np.shares_memory(index.postings("bell")[0], mapped["slots"])  # not copied
+    for slot, tokens in enumerate(documents[half:], start=half):
+        index.add(slot, tokens)  # old terms gain postings, new terms come
+    index.remove(1)
+    fresh = SparseIndex()
+    for slot, tokens in enumerate(documents):
+        fresh.add(slot, tokens)
+    fresh.remove(1)
+    every = np.ones(len(documents), dtype=bool)
+    for question in QUESTIONS:
+        terms = content_words(question)
+        np.testing.assert_allclose(
+            _dense(index, terms, every, len(documents)),
+            _dense(fresh, terms, every, len(documents)),
+            atol=1e-12,
+        )
+    again = SparseIndex.from_arrays(index.to_arrays())  # additions and removal folded in
+    fresh.compact()
+    assert list(again.vocab) == list(fresh.vocab)
+    for term in fresh.vocab:
+        np.testing.assert_array_equal(again.postings(term)[0], fresh.postings(term)[0])
+    broken = {**index.to_arrays()}
+    broken["offsets"] = broken["offsets"][:-1]
+    with pytest.raises(ValueError, match="do not agree"):
+        SparseIndex.from_arrays(broken)
 
 
 def test_a_live_slot_cannot_be_filled_twice() -> None:

@@ -16,26 +16,28 @@ from mragent.apps.negative.report import CATEGORIES, NegativeReport
 from mragent.apps.negative.run import run_negative
 from mragent.apps.unanswerable import DEFAULT_SAMPLE
 from mragent.cli.common import (
-    CorpusNsOption,
-    CorpusOption,
-    DatasetOption,
     DbOption,
     EmbedderOption,
     GenomeOption,
     JsonOption,
-    PathOption,
     ReportOutOption,
     chosen_embedder,
     cli_errors,
     console,
     embedder_namespace,
     emit_json,
-    ingest_if_empty,
-    load_questions,
     out,
     say,
 )
 from mragent.cli.identity import corpus_writer, granted_view
+from mragent.cli.questions import (
+    CorpusNsOption,
+    CorpusOption,
+    DatasetOption,
+    PathOption,
+    ingest_if_empty,
+    load_questions,
+)
 from mragent.core.embedding.cache import cached
 from mragent.core.files import write_json_atomic
 from mragent.core.genome import load_genome

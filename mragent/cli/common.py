@@ -6,7 +6,6 @@ import json
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
@@ -22,9 +21,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from mragent.apps.bench import ensure_ingested
-from mragent.apps.datasets import load_questions_corpus
-from mragent.core.corpus import Corpus, validate_namespace
+from mragent.core.corpus import validate_namespace
 from mragent.core.embedding import (
     DEFAULT_MODEL,
     DEFAULT_SPEC,
@@ -45,7 +42,6 @@ from mragent.core.errors import (
 from mragent.core.store.base import GraphStore
 from mragent.core.times import parse_time
 from mragent.core.view import DEFAULT_SCOPE, ReadView
-from mragent.memory.principal import Principal
 
 # No emoji codes: a memory text with ":thumbs_up:" in it is printed as it is.
 console = Console(stderr=True, emoji=False)
@@ -189,34 +185,6 @@ def read_view(scopes: list[str] | None, include_pending: bool, as_of: str | None
     )
 
 
-class Dataset(str, Enum):
-    """Input formats ``bench`` and ``evolve`` read (see :mod:`mragent.apps.datasets`)."""
-
-    MUSIQUE = "musique"
-    HOTPOTQA = "hotpotqa"
-    MRAGENT = "mragent"
-
-
-DatasetOption = Annotated[
-    Dataset | None,
-    typer.Option(
-        case_sensitive=False,
-        help="Read --path in a public dataset's format (musique, hotpotqa) or the "
-        "project's own (mragent).",
-    ),
-]
-PathOption = Annotated[
-    Path | None,
-    typer.Option("--path", help="The --dataset file (JSON list, or JSON lines as .jsonl)."),
-]
-
-CorpusOption = Annotated[
-    Path | None,
-    typer.Option(
-        help="Corpus JSON with questions (default: the bundled reference corpus); with "
-        "--dataset musique|hotpotqa, the optional pooled corpus of that dataset."
-    ),
-]
 GenomeOption = Annotated[
     str | None,
     typer.Option(
@@ -224,11 +192,6 @@ GenomeOption = Annotated[
         "real-model when a real model stamped it, else default)."
     ),
 ]
-CorpusNsOption = Annotated[
-    str | None,
-    typer.Option(help="Namespace to read (default: derived from the corpus; ingested if empty)."),
-]
-
 # Bad input (files, options, genomes) exits 2; an unreachable or failing backend exits 1.
 INPUT_ERRORS = (CorpusError, ConfigError, EmbeddingMismatch)
 
@@ -250,29 +213,3 @@ def cli_errors() -> Iterator[None]:
 def _fail(label: str, exc: Exception, code: int) -> NoReturn:
     console.print(f"[red]{label}:[/red] {escape(str(exc))}", highlight=False, soft_wrap=True)
     raise typer.Exit(code=code) from None
-
-
-def load_questions(
-    dataset: str | None, path: Path | None, corpus: Path | None, ns: str | None, purpose: str
-) -> tuple[Corpus, str, Path]:
-    """Load a question set and choose its namespace (given, or derived from the files).
-
-    Raises:
-        CorpusError: when the files are invalid or hold no questions.
-    """
-    data, derived, path = load_questions_corpus(dataset, path, corpus)
-    if not data.questions:
-        raise CorpusError(str(path), None, f"has no 'questions' to {purpose}")
-    return data, validate_namespace(ns) if ns else derived, path
-
-
-def ingest_if_empty(
-    store: GraphStore,
-    data: Corpus,
-    namespace: str,
-    embedder: Embedder | None,
-    principal: Principal,
-) -> None:
-    """Ingest ``data`` into an empty namespace as ``principal``, saying so on stderr."""
-    if ensure_ingested(store, data, namespace, embedder, principal=principal):
-        console.print(f"ingested {len(data.contents)} contents into {namespace!r}", highlight=False)

@@ -10,21 +10,14 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from mragent.cli.common import (
-    CorpusNsOption,
-    CorpusOption,
-    Dataset,
-    DatasetOption,
     DbOption,
     EmbedderOption,
     JsonOption,
-    PathOption,
     chosen_embedder,
     cli_errors,
     console,
     embedder_namespace,
     emit_json,
-    ingest_if_empty,
-    load_questions,
     say,
 )
 from mragent.cli.evolve_options import (
@@ -57,6 +50,15 @@ from mragent.cli.evolve_options import (
     screen_share_for,
 )
 from mragent.cli.identity import corpus_writer, granted_view
+from mragent.cli.questions import (
+    CorpusNsOption,
+    CorpusOption,
+    Dataset,
+    DatasetOption,
+    PathOption,
+    ingest_if_empty,
+    load_questions,
+)
 from mragent.core.embedding.cache import cached
 from mragent.core.errors import ConfigError
 from mragent.core.genome import GeneSet

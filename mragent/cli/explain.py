@@ -17,14 +17,11 @@ from mragent.apps.views.html_view import write_html
 from mragent.apps.views.trace_store import TRACE_CAP, persist_trace
 from mragent.cli.common import (
     AsOfOption,
-    CorpusNsOption,
-    DatasetOption,
     DbOption,
     EmbedderOption,
     GenomeOption,
     IncludePendingOption,
     JsonOption,
-    PathOption,
     ScopesOption,
     chosen_embedder,
     cli_errors,
@@ -35,6 +32,7 @@ from mragent.cli.common import (
     read_view,
 )
 from mragent.cli.identity import ReaderOption, corpus_writer, granted_view
+from mragent.cli.questions import CorpusNsOption, DatasetOption, PathOption
 from mragent.core.corpus import Corpus, validate_namespace
 from mragent.core.errors import ConfigError
 from mragent.core.genome import load_genome

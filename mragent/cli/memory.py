@@ -17,7 +17,6 @@ from typing import Annotated
 
 import typer
 
-from mragent.apps.migrate import migrate_namespace
 from mragent.cli.common import (
     AsOfOption,
     AuditLogOption,
@@ -288,6 +287,10 @@ def migrate_command(
     as_json: JsonOption = False,
 ) -> None:
     """Upgrade a namespace written by an earlier mragent (its memories gain provenance)."""
+    # Imported here: the migration pulls in the ingest path, which the other memory
+    # commands of this module (recall above all) never use.
+    from mragent.apps.migrate import migrate_namespace
+
     with cli_errors():
         who = writer(principal)
         validate_namespace(ns)

@@ -7,10 +7,14 @@ in Python. Stored versions are :class:`~mragent.memory.records.MemoryRecord`.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from pydantic import BaseModel, ConfigDict
 
 from mragent.memory.records import TrustState
-from mragent.memory.writer import WriteResult
+
+if TYPE_CHECKING:  # the write path; a session that only reads never imports it
+    from mragent.memory.writer import WriteResult
 
 
 class _Result(BaseModel):

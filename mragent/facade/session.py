@@ -1,11 +1,11 @@
 """A session: one principal's handle on one namespace.
 
-:class:`MemorySession` holds the writer and one long-lived reader per read view;
-each reader stays current after the session's own writes and everyone else's by
-itself (the traversal reports the namespace version it read, and a reader behind
-it reads the change feed and answers again), so a recall is one round trip when
-nothing changed: the traversal, which brings the provenance of what it returns
-too. Results are typed
+:class:`MemorySession` holds the writer (made at its first use) and one long-lived
+reader per read view; each reader stays current after the session's own writes
+and everyone else's by itself (the traversal reports the namespace version it
+read, and a reader behind it reads the change feed and answers again), so a
+recall is one round trip when nothing changed: the traversal, which brings the
+provenance of what it returns too. Results are typed
 (:mod:`mragent.facade.results`). The principal was authenticated when the
 session was opened (:func:`mragent.facade.open.open_memory`) and is checked
 again before every call whenever the credentials file has changed, so a revoked
@@ -22,10 +22,8 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from mragent.apps.views.explain import build_trace
-from mragent.apps.views.explain_json import trace_json
 from mragent.core.embedding import Embedder
 from mragent.core.errors import ConfigError, EmbeddingMismatch, MragentError, NamespaceMissing
 from mragent.core.genome import Genome, load_genome
@@ -39,7 +37,9 @@ from mragent.memory.principal import Principal
 from mragent.memory.reader import MemoryReader, Reconstruction
 from mragent.memory.records import MemoryRecord
 from mragent.memory.requests import WriteRequest
-from mragent.memory.writer import MemoryWriter
+
+if TYPE_CHECKING:
+    from mragent.memory.writer import MemoryWriter
 
 ViewKey = tuple[tuple[str, ...], bool, float | None]
 _Session = TypeVar("_Session", bound="MemorySession")
@@ -72,10 +72,24 @@ class MemorySession:
         self.read_scopes = arg.names(read_scopes, "read_scopes") or (self.scope,)
         self.genome = genome  # None: the namespace's default (MemoryReader.default_genome)
         self._given = embedder  # None: the namespace's stamped embedder
-        self._memories = MemoryWriter(store, ns, audit or AuditLog(), embedder=embedder)
+        self._audit = audit or AuditLog()  # made now: a bad log path fails the open
+        self._writer_side: MemoryWriter | None = None
         self._readers: dict[ViewKey, MemoryReader] = {}
         self._owns_store = owns_store
         self._lock = threading.RLock()
+
+    @property
+    def _memories(self) -> MemoryWriter:
+        """The write side (also what reads stored versions), made at its first use.
+
+        A session that only recalls never needs it, and its module brings the whole
+        write path (ingest, extraction, the corpus readers) with it.
+        """
+        if self._writer_side is None:
+            from mragent.memory.writer import MemoryWriter
+
+            self._writer_side = MemoryWriter(self.store, self.ns, self._audit, embedder=self._given)
+        return self._writer_side
 
     @property
     def principal(self) -> Principal | None:
@@ -193,6 +207,10 @@ class MemorySession:
     ) -> dict[str, Any]:
         """How ``question`` is answered: cues, paths and their fates, contents, answer,
         timings, as one JSON document."""
+        # The trace views are imported here, not with the session: a recall never uses them.
+        from mragent.apps.views.explain import build_trace
+        from mragent.apps.views.explain_json import trace_json
+
         question = arg.text(question, "question")
         view, chosen = self._view(scopes, include_pending, as_of), self._genome(genome)
         with self._lock:

@@ -3,9 +3,10 @@
 Layout: ``<dir>/<uid>/<scopes>/<version>/`` (``dir``: ``$MRAGENT_INDEX_DIR``,
 else ``index`` under the mragent home; ``scopes``: a digest of the scopes
 indexed), holding ``meta.json`` (format, namespace, scopes, uid, version,
-embedder identity), ``cues.npz`` and ``contents.npz`` (slot
-tables, BM25 postings and vocabulary, view state), ``hnsw.bin`` and
-``contents_hnsw.bin`` (hnswlib's own files of the cue and passage vectors). No
+embedder identity), one ``.npy`` file per array (``cues.*.npy`` and
+``contents.*.npy``: slot tables, BM25 postings and vocabulary, view state),
+``hnsw.bin`` and ``contents_hnsw.bin`` (hnswlib's own files of the cue and
+passage vectors). No
 content's text is stored: titles and cue texts (the indexes' keys), term
 postings and vectors only. A copy is written into a temporary directory and
 renamed into place, so a reader only ever sees a whole one; older copies of the
@@ -17,6 +18,21 @@ name and SHA-256 of every other file. A copy is checked before any of its files
 is parsed: hnswlib trusts its files (a crafted ``hnsw.bin`` crashed every later
 reader), and a copy with its live masks zeroed would answer nothing. A copy that
 fails the check is deleted, with one line logged, and rebuilt from the database.
+
+A checked copy's arrays are **memory-mapped**, not read (``numpy.load`` with
+``mmap_mode="c"``: pages come from the file as they are touched, and a write
+lands in the reader's private copy of the page, never in the file), so a large
+copy's postings cost no parsing at load. The files are mapped after the check,
+as they were read after it before. A mapped page not yet touched shows the file
+as it is when touched, so a file rewritten in place after the check would be
+seen: mragent never rewrites one (a copy's files are created whole, ``O_EXCL``,
+in a directory renamed into place, and only ever replaced by a new directory),
+and whoever could rewrite one, the owner of the 0700 index directory, could as
+well read the home's key. What the check is for (copies torn, made elsewhere or
+planted before a reader opens them) it still covers: a bad array can only raise
+(numpy checks every index), not crash a reader. hnswlib's ``load_index`` cannot
+map: it reads its file into memory it allocates, so the two HNSW files are still
+read.
 
 A copy is **tied to the namespace's purge version**: one older than the
 namespace's last purge (``purged_v``), or made against another purge version,
@@ -55,7 +71,8 @@ from mragent.core.retrieval.sparse_index import SparseIndex
 from mragent.memory.keyfile import load_key, make_key
 from mragent.memory.live_index import LiveIndex
 
-FORMAT = 3  # 2: the passage vectors' HNSW index; 3: signed, tied to the purge version
+FORMAT = 4  # 2: the passage vectors' HNSW index; 3: signed, tied to the purge version;
+# 4: one .npy file per array, memory-mapped at load
 SAVE_AFTER = 500  # rows applied since the last copy that make a new one worth writing
 SEAL = "seal"
 LOG = logging.getLogger(__name__)
@@ -211,8 +228,12 @@ def _write(index: LiveIndex, where: Path, key: bytes) -> None:
         **_prefixed("sparse", passages.sparse.to_arrays()),
         "dense_present": passages.dense.present[: len(passages.ids)],
     }
-    _private(where / "cues.npz", lambda f: np.savez(f, **cue_arrays))  # type: ignore[arg-type]
-    _private(where / "contents.npz", lambda f: np.savez(f, **content_arrays))  # type: ignore[arg-type]
+    for group, arrays in (("cues", cue_arrays), ("contents", content_arrays)):
+        for name, values in arrays.items():
+            _private(
+                where / f"{group}.{name}.npy",
+                lambda f, values=values: np.save(f, np.asarray(values), allow_pickle=False),
+            )
     logs = {str(slot): list(entry) for slot, entry in passages.logs.items()}
     _private(where / "logs.json", lambda f: f.write(json.dumps(logs).encode()))
     for name, hnsw in (("hnsw.bin", cues.hnsw), ("contents_hnsw.bin", passages.dense.hnsw)):
@@ -230,22 +251,19 @@ def _read(
     wanted = (FORMAT, ns, scopes)
     if found != wanted or (meta.get("uid"), meta.get("embedder")) != (uid, identity.as_text()):
         return None
-    with np.load(where / "cues.npz", allow_pickle=False) as data:
-        cue_data = {key: data[key] for key in data.files}
-    with np.load(where / "contents.npz", allow_pickle=False) as data:
-        content_data = {key: data[key] for key in data.files}
+    cue_data, content_data = _mapped(where, "cues"), _mapped(where, "contents")
     cues = CueIndex(identity.dimension)
     cues.hnsw = hnswlib.Index(space="cosine", dim=identity.dimension)
     cues.hnsw.load_index(str(where / "hnsw.bin"), max_elements=max(16, int(meta["cues"])))
-    cues.ids, cues.texts = cue_data["ids"].tolist(), SlotKeys(cue_data["texts"].tolist())
+    texts = cue_data["texts"].tolist()
+    cues.ids, cues.texts = cue_data["ids"].tolist(), SlotKeys(texts)
     cues.scopes = cue_data["scopes"].tolist()
     cues.live = cue_data["live"].astype(bool)
     cues.scope_names = sorted(set(cues.scopes))
     cues.scope_codes = np.array([cues.scope_names.index(s) for s in cues.scopes], np.int16)
     cues.slot_of = {cue_id: slot for slot, cue_id in enumerate(cues.ids)}
-    cues.by_text = {
-        (cues.scopes[slot], cues.texts[slot]): slot for slot in np.flatnonzero(cues.live).tolist()
-    }
+    live = np.flatnonzero(cues.live).tolist()
+    cues.by_text = dict(zip([(cues.scopes[s], texts[s]) for s in live], live, strict=True))
     cues.sparse = SparseIndex.from_arrays(_unprefixed("sparse", cue_data))
     passages = PassageIndex(identity.dimension, dense=not identity.lexical)
     passages.dense.hnsw = hnswlib.Index(space="cosine", dim=identity.dimension)
@@ -271,6 +289,16 @@ def _read(
     passages.logs = {int(slot): (entry[0], entry[1]) for slot, entry in logs.items()}
     version, purged_v = int(meta["version"]), int(meta["purged_v"])
     return LiveIndex(ns, scopes, identity, cues, passages, uid, version, purged_v=purged_v)
+
+
+def _mapped(where: Path, group: str) -> dict[str, np.ndarray]:
+    """The arrays of ``group`` in the copy at ``where``, by name, memory-mapped
+    copy-on-write (the file is never written through them)."""
+    prefix = f"{group}."
+    return {
+        path.name[len(prefix) : -len(".npy")]: np.load(path, mmap_mode="c", allow_pickle=False)
+        for path in where.glob(f"{prefix}*.npy")
+    }
 
 
 def _private(path: Path, write: Any) -> None:

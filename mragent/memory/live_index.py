@@ -13,7 +13,9 @@ the feed can no longer serve (older than ``dropped_floor``), or a namespace that
 was deleted and written again (a new ``uid``), is rebuilt from scratch.
 
 Builds are deterministic: a full build adds cues in text order, a refresh in
-(version, text) order, on one thread, with a fixed HNSW seed.
+(version, text) order, on one thread, with a fixed HNSW seed; only a full build of
+at least :data:`~mragent.core.retrieval.cue_search.BULK_THREADS_MIN` vectors inserts
+on every CPU, and is then the same up to the rare approximate neighbour.
 
 Persisted copies (:mod:`mragent.memory.index_files`) let a new process start
 from the last saved version instead of reading the namespace.
@@ -110,7 +112,7 @@ class LiveIndex:
                 (row["text"], row["scope"]) if full else (row["v"], row["text"], row["scope"])
             )
         )
-        applied = self.cues.add(cue_rows)
+        applied = self.cues.add(cue_rows, bulk=full)
         if not full:
             dropped = store.run("space_dropped", {"ns": self.ns, "since": since})
             applied += self.cues.drop(dropped[0]["ids"] if dropped else [])

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from mragent.core.embedding.base import Embedder, EmbedderIdentity
-from mragent.core.embedding.endpoint import EndpointEmbedder, parse_endpoint
 from mragent.core.embedding.hashing import DEFAULT_DIMENSION, HashingEmbedder
 from mragent.core.embedding.models import DEFAULT_MODEL, MODELS, packaged_embedder
 from mragent.core.errors import ConfigError
@@ -55,6 +54,10 @@ def embedder_from_spec(spec: str, option: str = "--embedder") -> Embedder:
     """
     text = spec.strip()
     if text.startswith("openai:"):
+        # Imported for an endpoint only: its HTTP client (urllib.request, http.client,
+        # email) is a tenth of a hashing namespace's start-up.
+        from mragent.core.embedding.endpoint import EndpointEmbedder, parse_endpoint
+
         return EndpointEmbedder(*parse_endpoint(text, option))
     if text in MODELS or text == "model":
         return packaged_embedder(text)

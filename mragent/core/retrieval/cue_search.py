@@ -21,6 +21,7 @@ build order gives the same ranking.
 from __future__ import annotations
 
 import heapq
+import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -41,6 +42,22 @@ HNSW_SEED = 100
 DENSE_CANDIDATES = 32  # dense hits fused per question, capped by efSearch
 NATIVE_FETCH_MAX = 16_384  # the most hits asked of the shared native vector index
 _GROW = 1.5
+BULK_THREADS_MIN = 50_000
+"""The fewest vectors one full build must add for hnswlib to insert them on every CPU.
+
+A threaded insert builds a graph that depends on how the threads interleave, and so
+does what a search finds in it: over the reference corpus's 416 cue vectors (hashing
+embedder), a two-thread build found other nearest cues than the one-thread build for
+20-29% of its 35 questions at efSearch 16-32 and 3% at 64, build after build, which
+would move the pinned reconstruction rows. So a refresh, and any full build below
+this size, inserts on one thread and is the same on every run. A reader's cold full
+build of at least this many vectors (over twice the largest pinned or
+quality-guarded namespace: MuSiQue's pool has about 20k cues) inserts on every CPU
+it may use; its graph, and a dense search's approximate neighbours in it, may then
+differ from one such build to the next. The copy that reader saves is what later
+readers of that version load, so they share one graph. (A build independent of
+thread timing would insert into several one-thread shards and merge their hits:
+another index, not this one.)"""
 
 
 @dataclass(frozen=True)
@@ -85,13 +102,14 @@ class CueIndex:
 
     # -- maintenance -----------------------------------------------------------------
 
-    def add(self, rows: Iterable[dict[str, Any]]) -> int:
+    def add(self, rows: Iterable[dict[str, Any]], *, bulk: bool = False) -> int:
         """Add cues, or give known ones their new vector, in the given order (it fixes
         the HNSW build).
 
         Args:
             rows: ``{id, text, scope, embedding}``. A cue's text never changes (it is
                 the cue's key); a dropped cue never comes back under its id.
+            bulk: A full build (see :data:`BULK_THREADS_MIN` for what it may thread).
 
         Returns:
             How many rows were applied.
@@ -107,7 +125,8 @@ class CueIndex:
             vectors.append(row["embedding"])
         if labels:
             matrix = np.asarray(vectors, dtype=np.float32).reshape(-1, self.dimension)
-            self.hnsw.add_items(matrix, np.asarray(labels), num_threads=1)
+            threads = insert_threads(len(labels), bulk)
+            self.hnsw.add_items(matrix, np.asarray(labels), num_threads=threads)
         return len(labels)
 
     def _new_slot(self, row: dict[str, Any]) -> int:
@@ -294,6 +313,14 @@ def new_hnsw(dimension: int) -> hnswlib.Index:
         max_elements=16, M=HNSW_M, ef_construction=HNSW_EF_CONSTRUCTION, random_seed=HNSW_SEED
     )
     return index
+
+
+def insert_threads(count: int, bulk: bool) -> int:
+    """The threads hnswlib inserts ``count`` vectors on: one unless a full build
+    (``bulk``) brings at least :data:`BULK_THREADS_MIN` of them."""
+    if not bulk or count < BULK_THREADS_MIN:
+        return 1
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 def reserve_hnsw(hnsw: hnswlib.Index, size: int) -> None:

@@ -35,6 +35,7 @@ from mragent.core.genome import Genome
 from mragent.core.retrieval.cue_search import (
     DENSE_CANDIDATES,
     hnsw_search,
+    insert_threads,
     new_hnsw,
     reserve_hnsw,
     sparse_side,
@@ -63,11 +64,13 @@ class DensePassages:
     def __len__(self) -> int:
         return int(np.count_nonzero(self.present))
 
-    def add(self, rows: Sequence[tuple[int, Sequence[float], str]]) -> None:
+    def add(self, rows: Sequence[tuple[int, Sequence[float], str]], *, bulk: bool = False) -> None:
         """Give slots their vectors, in the given order (it fixes the HNSW build).
 
         Args:
             rows: ``(slot, vector, content id)``; a slot already present gets the new vector.
+            bulk: A full build (see :data:`~mragent.core.retrieval.cue_search.BULK_THREADS_MIN`
+                for what it may thread).
         """
         if not rows:
             return
@@ -81,7 +84,7 @@ class DensePassages:
         labels = np.asarray([slot for slot, _, _ in rows])
         self._reserve(int(labels.max()) + 1)
         # hnswlib updates a known label in place (and unmarks it if it was deleted).
-        self.hnsw.add_items(matrix, labels, num_threads=1)
+        self.hnsw.add_items(matrix, labels, num_threads=insert_threads(len(labels), bulk))
         self.present[labels] = True
 
     def vectors(self, slots: np.ndarray) -> np.ndarray:

@@ -104,7 +104,7 @@ class PassageIndex:
                     vectors.append((order, slot, row["embedding"], row["id"]))
             applied += 1
         vectors.sort(key=lambda item: item[0])
-        self.dense.add([(slot, vector, cid) for _, slot, vector, cid in vectors])
+        self.dense.add([(slot, vector, cid) for _, slot, vector, cid in vectors], bulk=full)
         return applied
 
     def _new_slot(self, row: dict[str, Any]) -> int:

@@ -6,6 +6,13 @@ against, builds a fixed sparse matrix and has no add or remove. This index keeps
 term -> postings arrays (slot, term frequency), document lengths and a live mask,
 and scores a question once with numpy over the postings of its terms.
 
+The postings are kept in two parts: a flat base (every term's postings end to
+end, by offsets: what :meth:`SparseIndex.to_arrays` saves, and what
+:meth:`SparseIndex.from_arrays` takes as it is, memory-mapped from a persisted
+copy included) and, per term, the postings added since. Loading a copy thus
+builds no per-term arrays: a term's postings are its base slice and its
+additions, joined when a question asks for them.
+
 Scores are computed at query time from the statistics of the documents the
 caller's mask admits (their number and mean length, each term's document
 frequency among them), so they never depend on the order documents were added
@@ -78,8 +85,13 @@ class SparseIndex:
     def __init__(self, k1: float = K1, b: float = B) -> None:
         self.k1, self.b = k1, b
         self.vocab: dict[str, int] = {}
-        self._slots: list[array] = []  # per term: slot numbers ('i')
-        self._tfs: list[array] = []  # per term: term frequencies ('f'), aligned
+        # The base: term t's slots and frequencies are [offsets[t], offsets[t + 1]) of
+        # these (terms past the offsets have none there). Never written in place.
+        self._offsets = np.zeros(1, np.int64)
+        self._base_slots = np.zeros(0, np.int32)
+        self._base_tfs = np.zeros(0, np.float32)
+        self._slots: dict[int, array] = {}  # per term: slots added since ('i')
+        self._tfs: dict[int, array] = {}  # per term: their frequencies ('f'), aligned
         self._tf_max = array("f")  # per term: its largest term frequency (a bound)
         self._length_min = array("f")  # per term: its shortest document's length (a bound)
         self.lengths = np.zeros(0, dtype=np.float64)
@@ -105,12 +117,14 @@ class SparseIndex:
         for term, tf in counts.items():
             tid = self.vocab.get(term)
             if tid is None:
-                tid = self.vocab[term] = len(self._slots)
-                self._slots.append(array("i"))
-                self._tfs.append(array("f"))
+                tid = self.vocab[term] = len(self.vocab)
                 self._tf_max.append(tf)
                 self._length_min.append(length)
-            self._slots[tid].append(slot)
+            added = self._slots.get(tid)
+            if added is None:
+                added = self._slots[tid] = array("i")
+                self._tfs[tid] = array("f")
+            added.append(slot)
             self._tfs[tid].append(tf)
             self._tf_max[tid] = max(self._tf_max[tid], tf)
             self._length_min[tid] = min(self._length_min[tid], length)
@@ -130,8 +144,17 @@ class SparseIndex:
         tid = self.vocab.get(term)
         if tid is None:
             return np.zeros(0, np.int32), np.zeros(0, np.float32)
-        # Copies, not views: an array exporting its buffer cannot grow (a later add).
-        return np.array(self._slots[tid], dtype=np.int32), np.array(self._tfs[tid], np.float32)
+        if tid + 1 < len(self._offsets):
+            start, end = int(self._offsets[tid]), int(self._offsets[tid + 1])
+            slots, tfs = self._base_slots[start:end], self._base_tfs[start:end]
+        else:
+            slots, tfs = self._base_slots[:0], self._base_tfs[:0]
+        added = self._slots.get(tid)
+        if added is None:  # the base's own slices: nobody writes to them
+            return slots, tfs
+        # Copies of the additions, not views: an array exporting its buffer cannot grow.
+        more = np.array(added, dtype=np.int32), np.array(self._tfs[tid], np.float32)
+        return np.concatenate([slots, more[0]]), np.concatenate([tfs, more[1]])
 
     def document_frequency(self, term: str, mask: np.ndarray) -> int:
         """How many documents ``mask`` admits contain ``term``."""
@@ -263,33 +286,44 @@ class SparseIndex:
 
     def compact(self) -> None:
         """Drop the postings of removed documents and terms left without any."""
-        if not self.dead_postings:
-            return
+        if self.dead_postings:
+            self._rebase(drop_dead=True)
+            self.dead_postings = 0
+
+    def _rebase(self, drop_dead: bool) -> None:
+        """Make every term's postings (less removed documents' with ``drop_dead``, and
+        then the terms left without any) the new base, in vocabulary order."""
         vocab: dict[str, int] = {}
-        slots_out: list[array] = []
-        tfs_out: list[array] = []
+        slots_out: list[np.ndarray] = []
+        tfs_out: list[np.ndarray] = []
         for term in self.vocab:
             slots, tfs = self.postings(term)
-            keep = self.live[slots]
-            if not keep.any():
-                continue
+            if drop_dead:
+                keep = self.live[slots]
+                if not keep.any():
+                    continue
+                slots, tfs = slots[keep], tfs[keep]
             vocab[term] = len(slots_out)
-            slots_out.append(array("i", slots[keep].tobytes()))
-            tfs_out.append(array("f", tfs[keep].tobytes()))
-        self.vocab, self._slots, self._tfs = vocab, slots_out, tfs_out
+            slots_out.append(slots)
+            tfs_out.append(tfs)
+        sizes = [len(slots) for slots in slots_out]
+        self._offsets = np.concatenate([[0], np.cumsum(sizes, dtype=np.int64)])
+        self._base_slots = _flat(slots_out, np.int32)
+        self._base_tfs = _flat(tfs_out, np.float32)
+        self.vocab, self._slots, self._tfs = vocab, {}, {}
         self._bound_terms()
-        self.dead_postings = 0
 
     def _bound_terms(self) -> None:
-        """Each term's bounds from its postings (after a load or a compaction)."""
-        sizes = np.array([len(postings) for postings in self._slots], dtype=np.int64)
-        tf_max = np.zeros(len(sizes), np.float32)  # a term without postings is never scored
-        length_min = np.zeros(len(sizes), np.float32)
+        """Each term's bounds from the base postings (after a load or a rebase, when no
+        term has additions)."""
+        sizes = np.diff(self._offsets)
+        tf_max = np.zeros(len(self.vocab), np.float32)  # a term without postings is never scored
+        length_min = np.zeros(len(self.vocab), np.float32)
         held = np.flatnonzero(sizes)
         if len(held):
-            starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])[held]
-            tfs = _flat(self._tfs, np.float32)
-            lengths = self.lengths[_flat(self._slots, np.int32)].astype(np.float32)
+            starts = self._offsets[:-1][held]
+            tfs = np.asarray(self._base_tfs, np.float32)
+            lengths = self.lengths[self._base_slots].astype(np.float32)
             tf_max[held] = np.maximum.reduceat(tfs, starts)
             length_min[held] = np.minimum.reduceat(lengths, starts)
         self._tf_max = array("f", tf_max.tobytes())
@@ -298,27 +332,43 @@ class SparseIndex:
     # -- persistence: flat arrays, no text beyond the vocabulary --------------------
 
     def to_arrays(self) -> dict[str, np.ndarray]:
-        """The index as flat arrays (compacted first): for ``numpy.savez``."""
-        self.compact()
-        sizes = [len(postings) for postings in self._slots]
+        """The index as flat arrays (compacted first): for ``numpy.save``."""
+        if self.dead_postings or self._slots:
+            self._rebase(drop_dead=bool(self.dead_postings))
+            self.dead_postings = 0
         return {
             "terms": np.array(list(self.vocab), dtype=str),
-            "offsets": np.concatenate([[0], np.cumsum(sizes, dtype=np.int64)]),
-            "slots": _flat(self._slots, np.int32),
-            "tfs": _flat(self._tfs, np.float32),
+            "offsets": self._offsets,
+            "slots": self._base_slots,
+            "tfs": self._base_tfs,
             "lengths": self.lengths,
             "live": self.live,
         }
 
     @classmethod
     def from_arrays(cls, data: dict[str, np.ndarray]) -> SparseIndex:
-        """An index saved by :meth:`to_arrays`."""
+        """An index saved by :meth:`to_arrays`. The postings arrays become its base as
+        they are (memory-mapped ones stay mapped); only the vocabulary, the lengths and
+        the live mask are read into memory.
+
+        Raises:
+            ValueError: when the arrays do not describe one index.
+        """
         index = cls()
+        terms = data["terms"].tolist()
         offsets, slots, tfs = data["offsets"], data["slots"], data["tfs"]
-        for i, term in enumerate(data["terms"].tolist()):
-            index.vocab[str(term)] = i
-            index._slots.append(array("i", slots[offsets[i] : offsets[i + 1]].tobytes()))
-            index._tfs.append(array("f", tfs[offsets[i] : offsets[i + 1]].tobytes()))
+        if (
+            offsets.ndim != 1
+            or len(offsets) != len(terms) + 1
+            or slots.shape != tfs.shape
+            or (len(offsets) and (int(offsets[0]) != 0 or int(offsets[-1]) != len(slots)))
+            or bool(np.any(np.diff(offsets) < 0))
+        ):
+            raise ValueError("sparse index arrays do not agree")
+        index.vocab = {str(term): i for i, term in enumerate(terms)}
+        index._offsets = np.asarray(offsets, np.int64)
+        index._base_slots = np.asarray(slots, np.int32)
+        index._base_tfs = np.asarray(tfs, np.float32)
         index.lengths = np.array(data["lengths"], dtype=np.float64)
         index.live = np.array(data["live"], dtype=bool)
         index._bound_terms()
@@ -348,10 +398,10 @@ def _empty() -> SparseHits:
     return SparseHits(np.zeros(0, np.int32), np.zeros(0, np.float64))
 
 
-def _flat(lists: list[array], dtype: type) -> np.ndarray:
+def _flat(lists: list[np.ndarray], dtype: type) -> np.ndarray:
     if not lists:
         return np.zeros(0, dtype)
-    return np.concatenate([np.array(values, dtype) for values in lists])
+    return np.concatenate(lists).astype(dtype, copy=False)
 
 
 def _fit(mask: np.ndarray, size: int) -> np.ndarray:
