@@ -158,3 +158,54 @@ def test_a_reader_open_across_a_purge_writes_no_copy_with_the_erased_words(
     assert "voss" not in fresh.index.passages.sparse.vocab
     assert not any(b"Voss" in p.read_bytes() or b"voss" in p.read_bytes()
                    for p in index_dir.rglob("*") if p.is_file())  # fmt: skip
+
+
+SAVE_RACE = """
+import sys
+from mragent.core.store import open_store
+from mragent.memory import index_files
+from mragent.memory.reader import MemoryReader
+with open_store(sys.argv[1]) as store:
+    reader = MemoryReader(store, sys.argv[2])
+    for _ in range(int(sys.argv[3])):
+        index_files.save(reader.index, reader.index_dir)
+print("saved")
+"""
+
+
+def test_readers_saving_one_version_at_once_all_succeed(
+    falkor_store: GraphStore, ns: str, fact: str, falkordb_url: str, index_dir: Path
+) -> None:
+    # Several processes reading one namespace save copies of the same version into
+    # one directory at once; none of them may fail, and the copy left loads.
+    MemoryReader(falkor_store, ns)
+    racers = [
+        subprocess.Popen(
+            [sys.executable, "-c", SAVE_RACE, falkordb_url, ns, "30"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=os.environ.copy(),
+        )
+        for _ in range(4)
+    ]
+    for racer in racers:
+        out, err = racer.communicate(timeout=300)
+        assert racer.returncode == 0 and out.strip() == "saved", err
+    copy = _copy(index_dir)
+    assert index_files._signed(copy)
+    assert (
+        FACT
+        in MemoryReader(falkor_store, ns).reconstruct(QUESTION, PRESETS["default"]).context.text
+    )
+
+
+def test_an_unsigned_copy_of_the_same_version_is_replaced(
+    falkor_store: GraphStore, ns: str, fact: str, index_dir: Path
+) -> None:
+    reader = MemoryReader(falkor_store, ns)
+    copy = _copy(index_dir)
+    (copy / index_files.SEAL).write_text("0" * 64, encoding="ascii")  # as a torn copy's
+    assert index_files.save(reader.index, reader.index_dir) == copy
+    assert index_files._signed(copy)
+    assert not [p for p in copy.parent.iterdir() if p.name.startswith(".tmp-")]

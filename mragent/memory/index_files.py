@@ -56,6 +56,7 @@ import logging
 import os
 import shutil
 import tempfile
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -142,12 +143,10 @@ def save(index: LiveIndex, root: Path | None = None) -> Path | None:
     # rather than through core.files' one-file atomic write; it is not fsync'ed: a
     # copy torn by a crash fails its seal and is rebuilt from the database.
     tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=base))
+    final = base / str(index.version)
     try:
         _write(index, tmp, key)
-        final = base / str(index.version)
-        if final.exists():
-            shutil.rmtree(final)
-        tmp.rename(final)
+        _publish(tmp, final)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
@@ -156,6 +155,36 @@ def save(index: LiveIndex, root: Path | None = None) -> Path | None:
             shutil.rmtree(old, ignore_errors=True)
     index.unsaved = 0
     return final
+
+
+def _publish(tmp: Path, final: Path) -> None:
+    """Rename the written copy ``tmp`` into place as ``final``.
+
+    Readers in several processes save copies of one namespace into one directory,
+    often of the same version at once. A signed copy of that version already in
+    place holds the same index, so it stays and ``tmp`` goes; an unsigned one (torn
+    by a crash) is first renamed aside, never deleted in place under another
+    process that may be replacing it too.
+    """
+    try:
+        tmp.rename(final)
+        return
+    except OSError:
+        if not final.is_dir():
+            raise
+    if _signed(final):
+        shutil.rmtree(tmp, ignore_errors=True)
+        return
+    stale = final.with_name(f".tmp-stale-{uuid.uuid4().hex}")
+    with contextlib.suppress(FileNotFoundError):
+        final.rename(stale)
+    try:
+        tmp.rename(final)
+    except OSError:
+        if not (final.is_dir() and _signed(final)):
+            raise
+        shutil.rmtree(tmp, ignore_errors=True)  # another process published it meanwhile
+    shutil.rmtree(stale, ignore_errors=True)
 
 
 def load(

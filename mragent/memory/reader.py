@@ -20,6 +20,7 @@ superseded or out-of-scope text can never come from a stale index.
 
 from __future__ import annotations
 
+import logging
 import math
 import time
 from dataclasses import dataclass, field
@@ -48,6 +49,8 @@ from mragent.memory.space import check_space, space_embedder
 
 MAX_RETRIES = 3  # answers again after a concurrent write, at most this often
 STANDBY = 4  # entry candidates beyond cueK, for those the database refuses
+
+LOG = logging.getLogger(__name__)
 
 
 @dataclass
@@ -168,7 +171,10 @@ class MemoryReader:
         full = self.index.version < 0
         self.index.refresh(self.store, space)
         if full or self.index.unsaved >= index_files.SAVE_AFTER:
-            index_files.save(self.index, self.index_dir)
+            try:
+                index_files.save(self.index, self.index_dir)
+            except OSError as exc:  # a copy only saves the next reader a rebuild
+                LOG.warning("index copy not saved under %s: %s", self.index_dir, exc)
 
     def refresh(self) -> int:
         """Bring the indexes to the namespace's current version (the change feed).
