@@ -19,7 +19,8 @@ import json
 from pathlib import Path
 
 from mragent.apps.bench import ensure_ingested
-from mragent.cli.common import chosen_embedder, embedder_namespace, load_questions
+from mragent.cli.common import chosen_embedder, embedder_namespace
+from mragent.cli.questions import load_questions
 from mragent.core.embedding.cache import cached
 from mragent.core.genome import load_genome
 from mragent.core.store import open_store
