@@ -32,6 +32,7 @@ import sys
 import tempfile
 import time
 import uuid
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -49,59 +50,70 @@ def _pct(values: list[float], q: float) -> float:
     return round(bench._pct(values, q), 2) if values else 0.0
 
 
+class _Tally:
+    """One client's operations: which comes next, and what they measured."""
+
+    def __init__(self, questions: list[str], seconds: float, seed: int) -> None:
+        self.questions, self.seconds, self.rng = questions, seconds, random.Random(seed)
+        self.reads: list[float] = []
+        self.writes = self.leaked = 0
+
+    def ops(self) -> Iterator[tuple[str, str]]:
+        """``("recall", question)`` nine times in ten, then ``("remember", text)``
+        restating the last question, until the client's time is up."""
+        end = time.time() + self.seconds
+        op, question = 0, self.questions[0]
+        while time.time() < end:
+            op += 1
+            if op % WRITE_EVERY == 0:
+                self.writes += 1
+                yield "remember", f"{question} (note {uuid.uuid4().hex[:8]})"
+            else:
+                question = self.rng.choice(self.questions)
+                yield "recall", question
+
+    def read(self, started: float, trusts: Iterable[str | None]) -> None:
+        self.reads.append((time.perf_counter() - started) * 1000)
+        self.leaked += sum(trust != "accepted" for trust in trusts)
+
+    def result(self) -> dict:
+        return {"reads": self.reads, "writes": self.writes, "leaked": self.leaked}
+
+
 def _facade_client(args: tuple[str, str | None, str, list[str], float, int, Any]) -> dict:
     """One client process: recalls and remembers until its time is up."""
     ns, db, token, questions, seconds, seed, start_at = args
-    rng = random.Random(seed)
-    reads: list[float] = []
-    writes = leaked = 0
+    tally = _Tally(questions, seconds, seed)
     with open_memory(ns, token=token, db=db) as memory:
         memory.recall(questions[0])  # the reader built before the clock starts
         while time.time() < start_at:
             time.sleep(0.01)
-        end = time.time() + seconds
-        op = 0
-        question = questions[0]
-        while time.time() < end:
-            op += 1
-            if op % WRITE_EVERY == 0:
-                memory.remember(f"{question} (note {uuid.uuid4().hex[:8]})")
-                writes += 1
+        for kind, text in tally.ops():
+            if kind == "remember":
+                memory.remember(text)
                 continue
-            question = rng.choice(questions)
-            t = time.perf_counter()
-            answer = memory.recall(question)
-            reads.append((time.perf_counter() - t) * 1000)
-            leaked += sum(item.trust != "accepted" for item in answer.context)
-    return {"reads": reads, "writes": writes, "leaked": leaked}
+            started = time.perf_counter()
+            answer = memory.recall(text)
+            tally.read(started, (item.trust for item in answer.context))
+    return tally.result()
 
 
 async def _mcp_client(
     url: str, token: str, questions: list[str], seconds: float, seed: int, start_at: float
 ) -> dict:
-    rng = random.Random(seed)
-    reads: list[float] = []
-    writes = leaked = 0
+    tally = _Tally(questions, seconds, seed)
     async with bench.http_client(url, token) as client:
         await client.call_tool("recall", {"question": questions[0]})
         await asyncio.sleep(max(0.0, start_at - time.time()))
-        end = time.time() + seconds
-        op = 0
-        question = questions[0]
-        while time.time() < end:
-            op += 1
-            if op % WRITE_EVERY == 0:
-                text = f"{question} (note {uuid.uuid4().hex[:8]})"
+        for kind, text in tally.ops():
+            if kind == "remember":
                 await client.call_tool("remember", {"text": text})
-                writes += 1
                 continue
-            question = rng.choice(questions)
-            t = time.perf_counter()
-            result = await client.call_tool("recall", {"question": question})
-            reads.append((time.perf_counter() - t) * 1000)
+            started = time.perf_counter()
+            result = await client.call_tool("recall", {"question": text})
             context = (result.structured_content or {}).get("context", [])
-            leaked += sum(item.get("trust") != "accepted" for item in context)
-    return {"reads": reads, "writes": writes, "leaked": leaked}
+            tally.read(started, (item.get("trust") for item in context))
+    return tally.result()
 
 
 def run_facade(ns: str, db: str | None, token: str, questions: list[str], n: int, s: float):

@@ -22,7 +22,7 @@ import os
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import pytest
 
@@ -43,7 +43,7 @@ def required_backends() -> set[str]:
     }
 
 
-def unavailable(engine: str, reason: str) -> None:
+def unavailable(engine: str, reason: str) -> NoReturn:
     """Skip, or fail when the engine is required."""
     if engine in required_backends():
         pytest.fail(f"{engine} is required (MRAGENT_REQUIRE_BACKENDS) but {reason}")

@@ -30,7 +30,6 @@ def test_a_routing_url_reads_and_writes_like_a_direct_one(
     url = engine_urls["neo4j"]
     if url is None:
         unavailable("neo4j", "nothing answers at its URL and no Docker engine")
-    assert url is not None
     routed = "neo4j://" + url.split("://", 1)[1]
     corpus = load_corpus(reference_corpus_path())
     ns = f"route-{uuid.uuid4().hex[:8]}"

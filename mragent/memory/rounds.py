@@ -30,7 +30,13 @@ from mragent.core.genome import Genome
 from mragent.core.retrieval.cue_search import CueHit, top_positions
 from mragent.core.retrieval.passage_dense import FUSED_BM25
 from mragent.core.retrieval.passages import merge_cues
-from mragent.core.retrieval.reconstruct import POOL_FACTOR, Candidate, Traversal, traverse
+from mragent.core.retrieval.reconstruct import (
+    POOL_FACTOR,
+    Candidate,
+    Traversal,
+    traverse,
+    walks_aliases,
+)
 from mragent.core.retrieval.rounds import ChainScores, Population, handed_tags
 from mragent.core.store.base import GraphStore
 from mragent.core.text import content_words
@@ -196,7 +202,7 @@ def later_rounds(
             return
         # With aliases walked, one more hop beyond the handed tags, along aliases alone:
         # a content handing on "Obama" leads to the passage about "Barack Obama".
-        aliases = genome.aliasWeight > 0
+        aliases = walks_aliases(genome)
         found = traverse(
             store, ns, view, hits, genome,
             bridges=False, entries=len(hits), limit=LATER_LIMIT * genome.maxContent,

@@ -144,6 +144,12 @@ def rank_property(view: ReadView) -> str:
     return "rank_pending" if view.include_pending else "rank"
 
 
+def walks_aliases(genome: Genome) -> bool:
+    """Whether the traversal walks alias edges: a zero ``aliasWeight`` walks none (its
+    threshold is then :data:`NO_ALIAS`, which no similarity reaches)."""
+    return genome.aliasWeight > 0
+
+
 def traverse_params(
     ns: str,
     view: ReadView,
@@ -166,8 +172,7 @@ def traverse_params(
         "cue_k": genome.cueK if entries is None else entries,
         "fanout": genome.tagFanout,
         "link_fanout": genome.tagFanout if link_fanout is None else link_fanout,
-        # No similarity reaches 2: a zero aliasWeight walks no alias edge at all.
-        "alias_min": genome.aliasThreshold if genome.aliasWeight > 0 else NO_ALIAS,
+        "alias_min": genome.aliasThreshold if walks_aliases(genome) else NO_ALIAS,
         "alias_weight": genome.aliasWeight,
         "decay": HOP_DECAY,
         "prune": genome.pruneThreshold,
