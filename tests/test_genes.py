@@ -273,3 +273,17 @@ def test_the_reader_hands_damping_to_ppr(memory: MemoryReader) -> None:
     low = memory.reconstruct(QUESTION, genome.replace(damping=0.05))
     high = memory.reconstruct(QUESTION, genome.replace(damping=0.95))
     assert [r.score for r in low.ranked] != [r.score for r in high.ranked]
+
+
+def test_abstainCoverage_sets_how_much_of_the_question_the_context_must_cover(
+    memory: MemoryReader,
+) -> None:
+    # The context holds the founder and the birthplace, nothing about a salary.
+    question = "Where was the founder of Acme born, and what was her salary?"
+    lenient = memory.reconstruct(question, Genome(abstainCoverage=0.0))
+    strict = memory.reconstruct(question, Genome(abstainCoverage=1.0))
+    assert lenient.context.items == strict.context.items
+    assert not lenient.answer.abstained
+    assert strict.answer.abstained
+    # A question the context covers whole is answered even at the strictest setting.
+    assert not memory.reconstruct(QUESTION, Genome(abstainCoverage=1.0)).answer.abstained

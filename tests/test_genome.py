@@ -49,6 +49,7 @@ def test_the_genes_with_the_documented_ranges() -> None:
         "damping": ("float", 0.05, 0.95, (), 0.5),
         "aliasThreshold": ("float", 0.0, 1.0, (), 1.0),
         "aliasWeight": ("float", 0.0, 1.0, (), 0.0),
+        "abstainCoverage": ("float", 0.0, 1.0, (), 0.5),
     }
     assert tuple(Genome.model_fields) == GENE_NAMES
 
@@ -66,6 +67,7 @@ def test_the_core_set_is_the_ten_pipeline_genes_and_extended_adds_the_others() -
         "damping",
         "aliasThreshold",
         "aliasWeight",
+        "abstainCoverage",
     ]
     assert {s.stage for s in extended if s not in CORE_GENES} == {
         "blend",

@@ -36,6 +36,7 @@ class QuestionResult:
     hops: int
     work: int
     timings_ms: dict[str, float]
+    answerable: bool = True  # whether answering was right (the question's own flag)
 
     @property
     def latency_ms(self) -> float:
@@ -86,6 +87,7 @@ def judge(question: Question, rec: Reconstruction) -> QuestionResult:
         hops=rec.hops,
         work=rec.work,
         timings_ms=dict(rec.timings_ms),
+        answerable=question.answerable,
     )
 
 

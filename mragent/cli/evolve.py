@@ -44,6 +44,7 @@ from mragent.cli.evolve_options import (
     SplitOption,
     TimeCapOption,
     TpeOption,
+    UnanswerableOption,
     WorkersOption,
     depth_range,
     objective_for,
@@ -88,6 +89,7 @@ if TYPE_CHECKING:
     from mragent.evolution.run import EvolveRun
     from mragent.evolution.study import Study
     from mragent.evolution.trial import Evaluation, Trial
+    from mragent.memory.principal import Principal
 
 
 def evolve_command(
@@ -117,6 +119,7 @@ def evolve_command(
     screen: ScreenOption = None,
     racing_margin: RacingMarginOption = DEFAULT_MARGIN,
     tpe: TpeOption = None,
+    unanswerable: UnanswerableOption = 0,
     experiment: ExperimentOption = None,
     as_json: JsonOption = False,
     embedder: EmbedderOption = None,
@@ -157,7 +160,7 @@ def evolve_command(
                 exp.compare,
                 exp.compare_seeds,
             )
-            time_cap, tpe = exp.time_cap_s, exp.tpe_proposals
+            time_cap, tpe, unanswerable = exp.time_cap_s, exp.tpe_proposals, exp.unanswerable
             retime_repeats = exp.retime_repeats or retime_repeats
             if not _given(ctx, "out_dir"):
                 out_dir = exp.results_dir
@@ -194,8 +197,9 @@ def evolve_command(
                 screen_share=screen_share_for(screen, _train_count(data, split, seed)),
                 racing_margin=racing_margin,
                 tpe_proposals=default_proposals(population) if tpe is None else tpe,
+                unanswerable=unanswerable,
             )
-            run = _run_with_progress(store, data, options)
+            run = _run_with_progress(store, data, options, who)
         # An experiment on a public dataset publishes no text of it (answers, pages).
         paths = write_reports(run, publish=experiment is not None and dataset is not None)
     if as_json:
@@ -216,6 +220,7 @@ _EXPERIMENT_SETS = (
     "corpus", "dataset", "path", "db", "generations", "population", "seed", "split",
     "workers", "compare", "compare_seeds", "objective", "genes", "max_depth", "time_cap",
     "retime_repeats", "selection", "screen", "racing_margin", "embedder", "tpe",
+    "unanswerable",
 )  # fmt: skip
 """The options an experiment file replaces."""
 
@@ -263,7 +268,9 @@ def _note_fresh_start(out_dir: Path, resume: bool) -> None:
         )
 
 
-def _run_with_progress(store: GraphStore, data: Corpus, options: EvolveOptions) -> EvolveRun:
+def _run_with_progress(
+    store: GraphStore, data: Corpus, options: EvolveOptions, writer: Principal
+) -> EvolveRun:
     """:func:`run_evolve` under a progress bar, one line per evaluated genome.
 
     Raises:
@@ -309,6 +316,7 @@ def _run_with_progress(store: GraphStore, data: Corpus, options: EvolveOptions) 
                 on_trial=on_trial,
                 on_evaluated=on_evaluated,
                 on_phase=on_phase,
+                writer=writer,
             )
         except KeyboardInterrupt:
             progress.stop()

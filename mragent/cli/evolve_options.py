@@ -175,6 +175,17 @@ RacingMarginOption = Annotated[
         "genome that costs no more rules a screened one out.",
     ),
 ]
+UnanswerableOption = Annotated[
+    int,
+    typer.Option(
+        "--unanswerable",
+        min=0,
+        help="Unanswerable variants to build (an answerable question asked of the memory "
+        "without one of its supporting passages), half on each side of the split. With some, "
+        "abstention on them becomes an objective, and at most 10% false abstention on the "
+        "answerable questions a constraint (a genome over it is dominated). 0: none.",
+    ),
+]
 TpeOption = Annotated[
     int | None,
     typer.Option(

@@ -6,8 +6,10 @@ is derived from the model, so a gene is added or re-ranged in exactly one place.
 
 Two gene sets are searched (:data:`GENE_SETS`): ``core``, the ten genes of the
 pipeline's stages, and ``extended``, which adds the rounds (``rounds``,
-``roundCues``, ``roundDecay``), ppr's ``damping`` and the weights of the final
-blend (passage relevance, bridge evidence, graph score). A search over the core
+``roundCues``, ``roundDecay``), ppr's ``damping``, the weights of the final
+blend (passage relevance, bridge evidence, graph score), the alias edges
+(``aliasThreshold``, ``aliasWeight``) and the abstention threshold
+(``abstainCoverage``). A search over the core
 set leaves the other genes at their defaults.
 """
 
@@ -124,6 +126,14 @@ class Genome(BaseModel):
         0.0,
         "reconstruction",
         "weight of an alias edge (0: aliases are not walked)",
+        extended=True,
+        ge=0.0,
+        le=1.0,
+    )
+    abstainCoverage: float = _gene(
+        0.5,
+        "synthesis",
+        "share of the question (rarity-weighted) the context must cover, else abstain",
         extended=True,
         ge=0.0,
         le=1.0,

@@ -28,7 +28,13 @@ from mragent.core.errors import BackendUnavailable
 from mragent.core.genome import Genome
 from mragent.core.store import open_store
 from mragent.core.store.base import GraphStore
-from mragent.evolution.evaluator import EvaluationPolicy, Judged, Questions, judge_questions
+from mragent.evolution.evaluator import (
+    EvaluationPolicy,
+    Judged,
+    Memories,
+    Questions,
+    judge_questions,
+)
 from mragent.memory.reader import MemoryReader
 
 CONNECT_TIMEOUT_S = 20
@@ -47,20 +53,21 @@ class MemoryPlugin(WorkerPlugin):
         self.db_url, self.ns = db_url, ns
         self.questions = questions
         self._store: GraphStore | None = None
-        self._memory: MemoryReader | None = None
+        self._memories: Memories | None = None
 
-    def memory(self) -> MemoryReader:
-        """This worker's memory (connected on the first call)."""
-        if self._memory is None:
+    def memories(self) -> Memories:
+        """This worker's memories (connected on the first call)."""
+        if self._memories is None:
             self._store = open_store(self.db_url)
-            self._memory = MemoryReader(self._store, self.ns)
-        return self._memory
+            memory = MemoryReader(self._store, self.ns)
+            self._memories = Memories(memory, self.questions.without_ns)
+        return self._memories
 
     def teardown(self, worker: object) -> None:
         """Close the connection when the plugin is removed or the worker stops."""
         if self._store is not None:
             self._store.close()
-            self._store = self._memory = None
+            self._store, self._memories = None, None
 
 
 def _judge_on_worker(
@@ -68,7 +75,9 @@ def _judge_on_worker(
 ) -> Judged:
     memory_plugin = get_worker().plugins[plugin]
     assert isinstance(memory_plugin, MemoryPlugin)
-    return judge_questions(memory_plugin.memory(), memory_plugin.questions, genome, indices, policy)
+    return judge_questions(
+        memory_plugin.memories(), memory_plugin.questions, genome, indices, policy
+    )
 
 
 class DaskPool:

@@ -155,9 +155,10 @@ def mutate(
 ) -> Genotype:
     """Mutate each gene with probability ``indpb`` (default ``1/len(GENES)``), in place.
 
-    Floats: bounded polynomial mutation. Ints: the same on the real line, then
-    rounded, and moved one step if rounding undid the change (a small-range int
-    gene would otherwise almost never move). Enums: a different choice, uniformly.
+    Floats: bounded polynomial mutation, rounded to :data:`FLOAT_DECIMALS`. Ints:
+    the same on the real line, then rounded. Either moves one step (1, or the last
+    decimal) when rounding undid the change (a small-range int gene would
+    otherwise almost never move). Enums: a different choice, uniformly.
     At least one gene changes, so a mutant is never a silent clone.
 
     Returns:
@@ -175,8 +176,10 @@ def mutate(
             continue
         low, high = _bounds(spec)
         new = _fit(spec, polynomial_mutation(float(genotype[i]), low, high, rng))
-        if spec.kind == "int" and new == genotype[i]:
-            steps = [v for v in (new - 1, new + 1) if low <= v <= high]
+        if new == genotype[i]:
+            # Rounding undid the change (to an int, or to a float's last decimal).
+            unit = 1 if spec.kind == "int" else 10**-FLOAT_DECIMALS
+            steps = [_fit(spec, new + d) for d in (-unit, unit) if low <= new + d <= high]
             new = rng.choice(steps) if steps else new
         genotype[i] = new
     return genotype

@@ -51,26 +51,67 @@ class EvaluationPolicy:
 
 
 @dataclass(frozen=True)
+class Unanswerable:
+    """Unanswerable variants (:mod:`mragent.apps.unanswerable`) and the namespace
+    they are asked of: the memory without each variant's removed passage."""
+
+    questions: tuple[Question, ...]
+    ns: str
+
+
+@dataclass(frozen=True)
 class Questions:
     """A question set with each question's query embedding, computed once per run.
 
     Every evaluation of every genome, on this process or on a cluster worker,
     reads the same vectors, so a real model embeds each question once, not once
-    per genome.
+    per genome. The last :attr:`variants` items are unanswerable variants, asked of
+    the namespace :attr:`without_ns`; the others are asked of the run's memory.
     """
 
     items: tuple[Question, ...]
     vectors: np.ndarray
+    variants: int = 0
+    without_ns: str | None = None
 
     @classmethod
-    def embedded(cls, memory: MemoryReader, questions: Sequence[Question]) -> Questions:
-        """The questions with the memory's embedder's query vectors."""
-        items = tuple(questions)
+    def embedded(
+        cls,
+        memory: MemoryReader,
+        questions: Sequence[Question],
+        unanswerable: Unanswerable | None = None,
+    ) -> Questions:
+        """The questions (then the variants) with the memory's embedder's query vectors."""
+        variants = unanswerable.questions if unanswerable else ()
+        items = (*questions, *variants)
         vectors = memory.embedder.embed_queries([q.question for q in items]) if items else None
-        return cls(items, np.asarray(vectors, dtype=np.float32).reshape(len(items), -1))
+        matrix = np.asarray(vectors, dtype=np.float32).reshape(len(items), -1)
+        return cls(items, matrix, len(variants), unanswerable.ns if unanswerable else None)
 
     def __len__(self) -> int:
         return len(self.items)
+
+    def is_variant(self, index: int) -> bool:
+        """Whether the item at ``index`` is an unanswerable variant."""
+        return index >= len(self.items) - self.variants
+
+
+class Memories:
+    """The memory a run's questions are asked of and, when the run has unanswerable
+    variants, the memory they are asked of (same store and embedder), each opened once."""
+
+    def __init__(self, memory: MemoryReader, without_ns: str | None = None) -> None:
+        self.memory = memory
+        self.without = (
+            MemoryReader(memory.store, without_ns, embedder=memory.embedder) if without_ns else None
+        )
+
+    def for_item(self, questions: Questions, index: int) -> MemoryReader:
+        """The memory the item at ``index`` is asked of."""
+        if questions.is_variant(index):
+            assert self.without is not None, "variants need the memory without their passages"
+            return self.without
+        return self.memory
 
 
 @dataclass(frozen=True)
@@ -82,7 +123,7 @@ class Judged:
 
 
 def judge_questions(
-    memory: MemoryReader,
+    memories: Memories,
     questions: Questions,
     genome: Genome,
     indices: Sequence[int],
@@ -93,6 +134,7 @@ def judge_questions(
     results: dict[int, QuestionResult] = {}
     for i, index in enumerate(indices, start=1):
         question = questions.items[index]
+        memory = memories.for_item(questions, index)
         rec = memory.reconstruct(question.question, genome, vector=questions.vectors[index])
         results[index] = judge(question, rec)
         over = policy.time_cap_s is not None and time.perf_counter() - started > policy.time_cap_s
@@ -110,9 +152,28 @@ def evaluate_genome(
     """Run ``genome`` on every question, stopping early when it exceeds the time cap."""
     if not isinstance(questions, Questions):
         questions = Questions.embedded(memory, questions)
-    judged = judge_questions(memory, questions, genome, range(len(questions)), policy)
-    ordered = [judged.results[i] for i in sorted(judged.results)]
-    return evaluation_from(ordered, policy.objective, timed_out=judged.timed_out)
+    memories = Memories(memory, questions.without_ns)
+    judged = judge_questions(memories, questions, genome, range(len(questions)), policy)
+    return _aggregate(questions, judged, sorted(judged.results), policy.objective)
+
+
+def _aggregate(
+    questions: Questions,
+    judged: Judged,
+    indices: Sequence[int],
+    objective: str,
+    fidelity: float = 1.0,
+) -> Evaluation:
+    """The evaluation of the judged questions at ``indices``: the variants apart."""
+    found = [i for i in indices if i in judged.results]
+    return evaluation_from(
+        [judged.results[i] for i in found if not questions.is_variant(i)],
+        objective,
+        timed_out=judged.timed_out,
+        fidelity=fidelity,
+        variants=[judged.results[i] for i in found if questions.is_variant(i)],
+        with_variants=questions.variants > 0,
+    )
 
 
 class Evaluator:
@@ -135,6 +196,8 @@ class Evaluator:
             either fidelity).
         policy: Objective set and time cap.
         screening: Indices of the questions :meth:`screen` runs (empty: no screening).
+        unanswerable: Unanswerable variants every genome is also judged on (their
+            abstention and the answerable questions' false abstention are measured).
 
     Raises:
         ValueError: on a bad worker count, a missing URL, no questions or a bad index.
@@ -151,6 +214,7 @@ class Evaluator:
         on_evaluated: Callable[[Genome, Evaluation], None] | None = None,
         policy: EvaluationPolicy = EvaluationPolicy(),
         screening: Sequence[int] = (),
+        unanswerable: Unanswerable | None = None,
     ) -> None:
         if workers < 1:
             raise ValueError(f"workers must be >= 1, got {workers}")
@@ -161,7 +225,8 @@ class Evaluator:
         if any(not 0 <= i < len(questions) for i in screening):
             raise ValueError("a screening index lies outside the question set")
         self.memory = memory
-        self.questions = Questions.embedded(memory, questions)
+        self.questions = Questions.embedded(memory, questions, unanswerable)
+        self.memories = Memories(memory, self.questions.without_ns)
         self.db_url, self.workers, self.scheduler = db_url, workers, scheduler
         self.on_evaluated = on_evaluated
         self.policy = policy
@@ -230,7 +295,7 @@ class Evaluator:
             return
         if not self.parallel or len(jobs) == 1:
             judged = [
-                judge_questions(self.memory, self.questions, g, idx, self._policy(idx))
+                judge_questions(self.memories, self.questions, g, idx, self._policy(idx))
                 for g, idx in jobs
             ]
         else:
@@ -247,13 +312,9 @@ class Evaluator:
         return EvaluationPolicy(self.policy.objective, cap * len(indices) / len(self.questions))
 
     def _evaluation(self, genome: Genome, indices: Sequence[int]) -> Evaluation:
-        judged = self._judged[genome]
-        results = [judged.results[i] for i in indices if i in judged.results]
-        return evaluation_from(
-            results,
-            self.policy.objective,
-            timed_out=judged.timed_out,
-            fidelity=len(indices) / len(self.questions),
+        fidelity = len(indices) / len(self.questions)
+        return _aggregate(
+            self.questions, self._judged[genome], indices, self.policy.objective, fidelity
         )
 
     def start(self) -> None:

@@ -44,7 +44,7 @@ from typing import Any
 from mragent.core.errors import ConfigError
 from mragent.core.genome import GENE_SETS, GeneSet, narrowed_genes
 from mragent.evolution.fidelity import DEFAULT_MARGIN
-from mragent.evolution.objectives import OBJECTIVE_SETS
+from mragent.evolution.objectives import ACCURACY, RECALL
 from mragent.evolution.study import SELECTIONS
 from mragent.evolution.tpe_proposer import default_proposals
 
@@ -75,6 +75,7 @@ _SCHEMA: dict[str, dict[str, type | tuple[type, ...]]] = {
         "compare": bool,
         "compare_seeds": int,
         "tpe_proposals": int,
+        "unanswerable": int,
     },
     "constraints": {"time_cap_s": (float, int), "retime_repeats": int},
     "genes": {"ranges": dict},
@@ -110,6 +111,8 @@ class Experiment:
         compare_seeds: Seeds compared.
         tpe_proposals: TPE proposals per generation inside DEAP's loop (default:
             half the population, as the command's).
+        unanswerable: Unanswerable variants built (0: none; with some, abstention
+            is an objective and false abstention a constraint).
         time_cap_s: Per-genome time cap (None: none).
         retime_repeats: Repeats of the latency re-timing (None: the default).
         title: A one-line title for the results.
@@ -136,6 +139,7 @@ class Experiment:
     compare: bool
     compare_seeds: int
     tpe_proposals: int
+    unanswerable: int
     time_cap_s: float | None
     retime_repeats: int | None
     title: str
@@ -219,7 +223,7 @@ def load_experiment(path: Path) -> Experiment:
     configured = os.environ.get("MRAGENT_DATASETS")
     root = Path(configured) if configured else path.parent / data.get("root", ".")
     objective = search.get("objective", "recall" if dataset else "accuracy")
-    if objective not in OBJECTIVE_SETS:
+    if objective not in (ACCURACY.name, RECALL.name):
         raise _fail(path, "search.objective", f"unknown objective {objective!r}")
     selection = search.get("selection", SELECTIONS[0])
     if selection not in SELECTIONS:
@@ -231,8 +235,9 @@ def load_experiment(path: Path) -> Experiment:
     share = search.get("screen_share")
     if share is not None and not 0.0 <= float(share) <= 1.0:
         raise _fail(path, "search.screen_share", "must lie in [0, 1] (0 or 1: no racing)")
-    for key in ("population", "generations", "workers", "compare_seeds", "tpe_proposals"):
-        low = {"population": 4, "generations": 0, "tpe_proposals": 0}.get(key, 1)
+    counts = ("population", "generations", "workers", "compare_seeds", "tpe_proposals")
+    for key in (*counts, "unanswerable"):
+        low = {"population": 4, "generations": 0, "tpe_proposals": 0, "unanswerable": 0}.get(key, 1)
         if key in search and search[key] < low:
             raise _fail(path, f"search.{key}", f"must be >= {low}")
     corpus = data.get("corpus")
@@ -261,6 +266,7 @@ def load_experiment(path: Path) -> Experiment:
         compare=search.get("compare", False),
         compare_seeds=search.get("compare_seeds", 8),
         tpe_proposals=search.get("tpe_proposals", default_proposals(search.get("population", 16))),
+        unanswerable=search.get("unanswerable", 0),
         time_cap_s=None if "time_cap_s" not in constraints else float(constraints["time_cap_s"]),
         retime_repeats=constraints.get("retime_repeats"),
         title=tables.get("about", {}).get("title", path.stem),

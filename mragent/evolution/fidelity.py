@@ -84,7 +84,7 @@ def could_enter_front(
     the candidate out when each of its quality objectives is at least
     ``margin`` higher and none of its cost objectives is higher.
     """
-    if candidate.timed_out:
+    if candidate.dominated:
         return False
     objectives = candidate.objectives
     quality = len(objectives.quality)

@@ -45,8 +45,9 @@ RULE = (
 
 
 def _regresses(baseline: Evaluation, variant: Evaluation) -> bool:
-    """Whether a quality metric fell (a timed-out or screened-only variant always regresses)."""
-    if not variant.full:
+    """Whether a quality metric fell (a timed-out, infeasible or screened-only variant
+    always regresses)."""
+    if not variant.full or not variant.feasible:
         return True
     return any(
         variant.metric(name) < baseline.metric(name) - EPS for name in variant.objectives.quality

@@ -6,6 +6,13 @@ passages): support recall@:data:`RECALL_K` up and accuracy up, then the same
 three costs down. Recall is measured on the genome's retrieved order, never
 estimated; accuracy stays an objective so the search cannot buy recall by
 starving synthesis of context.
+
+Either set can add ``abstention`` (``accuracy+abstention``, ``recall+abstention``):
+the share of unanswerable variants (a supporting passage removed:
+:mod:`mragent.apps.unanswerable`) abstained on, maximised beside the set's quality
+objectives, under the constraint that at most
+:data:`~mragent.core.retrieval.abstention.MAX_FALSE_ABSTENTION` of the answerable
+questions are abstained on (a genome over it is dominated, as a timed-out one is).
 """
 
 from __future__ import annotations
@@ -18,12 +25,15 @@ RECALL_K = 5
 """The k of the recall objective (recall@2 and @10 are reported beside it)."""
 
 RECALL_METRIC = f"recall@{RECALL_K}"
+ABSTENTION = "abstention"
+"""The abstention objective's name (and the suffix that adds it to a set)."""
 SCORE_POLICY = (
     "0.70*quality + 0.15*(1-work/BASE_work) + 0.10*(1-ctx/BASE_ctx) + 0.05*(1-hops/BASE_hops), "
-    "terms clamped to [0,1]; quality = accuracy (accuracy objective) or "
-    f"(recall@{RECALL_K} + accuracy)/2 (recall objective); BASE = default genome on the "
+    "terms clamped to [0,1]; quality = the mean of the quality objectives: accuracy "
+    f"(accuracy objective) or recall@{RECALL_K} and accuracy (recall objective), and "
+    "abstention on unanswerable variants when it is one; BASE = default genome on the "
     "training questions; inside the search the deterministic work count stands in for latency; "
-    "a timed-out genome scores 0"
+    "a timed-out genome, or one over the false-abstention bound, scores 0"
 )
 """How a genome is scored, as the reports state it."""
 
@@ -61,7 +71,22 @@ RECALL = Objectives(
     (1.0, 1.0, -1.0, -1.0, -1.0),
     (RECALL_METRIC, "accuracy"),
 )
-OBJECTIVE_SETS: dict[str, Objectives] = {o.name: o for o in (ACCURACY, RECALL)}
+
+
+def with_abstention(base: Objectives) -> Objectives:
+    """``base`` with :data:`ABSTENTION` as its last quality objective."""
+    quality = len(base.quality)
+    return Objectives(
+        f"{base.name}+{ABSTENTION}",
+        (*base.names[:quality], ABSTENTION, *base.names[quality:]),
+        (*base.weights[:quality], 1.0, *base.weights[quality:]),
+        (*base.quality, ABSTENTION),
+    )
+
+
+OBJECTIVE_SETS: dict[str, Objectives] = {
+    o.name: o for base in (ACCURACY, RECALL) for o in (base, with_abstention(base))
+}
 
 
 def objectives_named(name: str) -> Objectives:

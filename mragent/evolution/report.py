@@ -61,6 +61,10 @@ def _figures(e: Evaluation) -> dict[str, float | None]:
     """The headline figures of one side: recall@k (when measured) and accuracy, in %."""
     figures: dict[str, float | None] = {f"R@{k}": 100 * v for k, v in e.recall}
     figures.update(accuracy=100 * e.accuracy, em=_percent(e.em), f1=_percent(e.f1))
+    if e.false_abstention is not None:
+        figures.update(
+            abstention=_percent(e.abstention), false_abstention=_percent(e.false_abstention)
+        )
     return figures
 
 
@@ -89,8 +93,8 @@ def build_report(run: EvolveRun) -> dict[str, Any]:
         "best_found": _side(best, held.variant if held and best == run.chosen else None),
         "held_out": _held_out_section(held, gate.winner is not None) if held else None,
         "split": {"spec": run.options.split, "train": [q.id for q in run.train]},
-        "objective": run.options.objective,
-        "objectives": objectives_named(run.options.objective).directions(),
+        "objective": run.options.objective_set,
+        "objectives": objectives_named(run.options.objective_set).directions(),
         "gene_ranges": [
             {"gene": name, "low": low, "high": high} for name, low, high in run.options.gene_ranges
         ],
@@ -275,7 +279,7 @@ def _drop_answers(node: Any) -> None:
 def optuna_study_name(run: EvolveRun) -> str:
     """The study name an export uses: corpus file, objective and seed."""
     options = run.options
-    return f"mragent-evolve:{options.corpus_path.stem}:{options.objective}:seed{options.seed}"
+    return f"mragent-evolve:{options.corpus_path.stem}:{options.objective_set}:seed{options.seed}"
 
 
 def export_to_optuna(run: EvolveRun) -> str | None:
@@ -296,7 +300,7 @@ def export_to_optuna(run: EvolveRun) -> str | None:
         run.study.trials,
         run.options.optuna_storage,
         study_name=optuna_study_name(run),
-        objectives=objectives_named(run.options.objective),
+        objectives=objectives_named(run.options.objective_set),
         attrs={
             "corpus": str(run.options.corpus_path),
             "corpus_sha256": run.corpus_sha256,

@@ -51,15 +51,19 @@ def _metrics_table(rows: list[tuple[str, Evaluation | None]]) -> list[str]:
     # Recall columns only where gold supporting passages were measured.
     ks = sorted({k for _, e in shown for k, _ in e.recall})
     recall_head = "".join(f" R@{k} % |" for k in ks)
+    # Abstention columns only where unanswerable variants were judged.
+    abstaining = any(e.false_abstention is not None for _, e in shown)
+    abstain_head = " abstained % | false abstention % |" if abstaining else ""
     lines = [
-        f"| | questions |{recall_head} accuracy % | EM % | F1 % | work | ctx tokens | hops "
-        "| p50 ms |",
-        "|---|---:|" + "---:|" * len(ks) + "---:|---:|---:|---:|---:|---:|---:|",
+        f"| | questions |{recall_head} accuracy % |{abstain_head} EM % | F1 % | work "
+        "| ctx tokens | hops | p50 ms |",
+        "|---|---:|" + "---:|" * (len(ks) + 2 * abstaining) + "---:|---:|---:|---:|---:|---:|---:|",
     ]
     for name, e in shown:
         recall = "".join(f" {_pct(e.recall_at(k))} |" for k in ks)
+        abstain = f" {_pct(e.abstention)} | {_pct(e.false_abstention)} |" if abstaining else ""
         lines.append(
-            f"| {name} | {e.questions} |{recall} {_pct(e.accuracy)} | {_pct(e.em)} | "
+            f"| {name} | {e.questions} |{recall} {_pct(e.accuracy)} |{abstain} {_pct(e.em)} | "
             f"{_pct(e.f1)} | {e.work:.1f} | {e.tokens:.1f} | {e.hops:.2f} | "
             f"{e.latency_p50_ms:.2f} |"
         )
@@ -69,7 +73,7 @@ def _metrics_table(rows: list[tuple[str, Evaluation | None]]) -> list[str]:
 def _summary(run: EvolveRun, report: dict[str, Any]) -> list[str]:
     """The verdict, what was searched and on what, and the objectives."""
     gate, study = run.gate, run.study
-    objectives = objectives_named(run.options.objective)
+    objectives = objectives_named(run.options.objective_set)
     quality = " and ".join(objectives.quality)
     verdict = (
         f"**Gate passed** on {' and '.join(gate.claims)}: trial #{run.chosen.number} replaces "

@@ -12,22 +12,25 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from mragent.apps.bench import ensure_ingested
+from mragent.apps.unanswerable import Variant, sample_variants, variant_namespace, without_removed
 from mragent.core.corpus import Corpus, Question
 from mragent.core.errors import ConfigError
 from mragent.core.genome import GENE_SETS, PRESETS, GeneSet, GeneSpec, Genome, narrowed_genes
 from mragent.core.store.base import GraphStore
 from mragent.evolution.checkpoint import checkpoint_path, load_checkpoint, save_checkpoint
 from mragent.evolution.compare import Comparison, compare_searches
-from mragent.evolution.evaluator import EvaluationPolicy, Evaluator
+from mragent.evolution.evaluator import EvaluationPolicy, Evaluator, Unanswerable
 from mragent.evolution.fidelity import DEFAULT_MARGIN, Racing
 from mragent.evolution.gate import WORK, GateResult, claims, gate_holds, judge
 from mragent.evolution.latency import RETIME_REPEATS, LatencyCheck, retime
-from mragent.evolution.objectives import ACCURACY, RECALL, objectives_named
+from mragent.evolution.objectives import ABSTENTION, ACCURACY, RECALL, objectives_named
 from mragent.evolution.proposer import MutationProposer
 from mragent.evolution.split import DEFAULT_SPLIT, split_questions
 from mragent.evolution.study import NSGA2, SELECTIONS, Study
 from mragent.evolution.tpe_proposer import TpeProposer
 from mragent.evolution.trial import Evaluation, Trial
+from mragent.memory.principal import BENCH, Principal
 from mragent.memory.reader import MemoryReader
 
 EXIT_GATE_FAILED = 3
@@ -75,6 +78,12 @@ class EvolveOptions:
         tpe_proposals: Genomes Optuna's TPE, fitted on the archive, proposes each
             generation beside DEAP's offspring (0: none;
             :mod:`mragent.evolution.tpe_proposer`).
+        unanswerable: Unanswerable variants built (0: none): answerable questions
+            asked of a memory without one of their supporting passages, half from
+            the training side and half from the held-out side
+            (:mod:`mragent.apps.unanswerable`). With some, abstention on them is an
+            objective and false abstention on the answerable ones a constraint
+            (:attr:`objective_set`).
     """
 
     corpus_path: Path
@@ -100,8 +109,11 @@ class EvolveOptions:
     screen_share: float | None = None
     racing_margin: float = DEFAULT_MARGIN
     tpe_proposals: int = 0
+    unanswerable: int = 0
 
     def __post_init__(self) -> None:
+        if self.unanswerable < 0:
+            raise ValueError(f"unanswerable must be >= 0, got {self.unanswerable}")
         if self.generations < 0:
             raise ValueError(f"generations must be >= 0, got {self.generations}")
         if self.population < 4:
@@ -123,6 +135,11 @@ class EvolveOptions:
                 f"unknown selection {self.selection!r} (one of {', '.join(SELECTIONS)})"
             )
         self.racing()  # ValueError on a bad share or margin
+
+    @property
+    def objective_set(self) -> str:
+        """The objective set searched: :attr:`objective`, plus abstention with variants."""
+        return f"{self.objective}+{ABSTENTION}" if self.unanswerable else self.objective
 
     def racing(self) -> Racing | None:
         """The screening rule (None: every genome is evaluated in full)."""
@@ -203,6 +220,8 @@ def fingerprint(options: EvolveOptions, sha: str, train: list[Question]) -> dict
         stamp["racing"] = [racing.share, racing.margin]
     if options.tpe_proposals:
         stamp["tpe_proposals"] = options.tpe_proposals
+    if options.unanswerable:
+        stamp["unanswerable"] = options.unanswerable
     return stamp
 
 
@@ -216,6 +235,7 @@ def run_evolve(
     on_trial: Callable[[Trial], None] | None = None,
     on_evaluated: Callable[[Genome, Evaluation], None] | None = None,
     on_phase: Callable[[str], None] | None = None,
+    writer: Principal = BENCH,
 ) -> EvolveRun:
     """Search, gate and check on held-out questions (reports are written by the caller).
 
@@ -231,6 +251,7 @@ def run_evolve(
         on_trial: Called with each trial entering the study's archive.
         on_evaluated: Called with each genome evaluated (any search, not cached).
         on_phase: Told what the run is doing, in words.
+        writer: Who writes the unanswerable variants' namespace, if it is new.
 
     Raises:
         ConfigError: on a bad split, a checkpoint from another run, or the
@@ -244,11 +265,16 @@ def run_evolve(
     memory = MemoryReader(store, options.ns)
     # The namespace's own default: ``real-model`` on a real model's vectors.
     baseline = memory.default_genome
+    variants: tuple[Unanswerable | None, Unanswerable | None] = (None, None)
+    if options.unanswerable:
+        phase(f"the memory without the passages of {options.unanswerable} unanswerable variants")
+        variants = _variants(store, memory, corpus, (train, held), options, writer)
     study, comparison, earlier_s = _search(
         memory,
         baseline,
         train,
         options,
+        variants[0],
         stamp=fingerprint(options, sha, train),
         started=started,
         phase=phase,
@@ -264,11 +290,35 @@ def run_evolve(
     run = EvolveRun(options, study, train, None, gate, comparison)
     if held:
         phase("held-out questions")
-        run.held_out = _held_out(memory, held, baseline, run.chosen.genome, options)
+        run.held_out = _held_out(memory, held, baseline, run.chosen.genome, options, variants[1])
     caps = store.capabilities
     run.engine, run.engine_version, run.corpus_sha256 = caps.engine, caps.version, sha
     run.elapsed_s = earlier_s + time.perf_counter() - started
     return run
+
+
+def _variants(
+    store: GraphStore,
+    memory: MemoryReader,
+    corpus: Corpus,
+    split: tuple[list[Question], list[Question]],
+    options: EvolveOptions,
+    writer: Principal,
+) -> tuple[Unanswerable, Unanswerable]:
+    """The unanswerable variants of each side of the split, and their memory (ingested
+    unless it exists: its name is derived from the passages it lacks)."""
+    drawn = sample_variants(*split, options.unanswerable, options.seed)
+    ns = variant_namespace(options.ns, drawn)
+    ensure_ingested(store, without_removed(corpus, drawn), ns, memory.embedder, principal=writer)
+    train_ids = {q.id for q in split[0]}
+
+    def side(chosen: list[Variant]) -> Unanswerable:
+        return Unanswerable(tuple(v.question for v in chosen), ns)
+
+    return (
+        side([v for v in drawn if v.original.id in train_ids]),
+        side([v for v in drawn if v.original.id not in train_ids]),
+    )
 
 
 def _search(
@@ -276,6 +326,7 @@ def _search(
     baseline: Genome,
     train: list[Question],
     options: EvolveOptions,
+    unanswerable: Unanswerable | None,
     *,
     stamp: dict[str, object],
     started: float,
@@ -305,8 +356,9 @@ def _search(
         workers=options.workers,
         scheduler=options.scheduler,
         on_evaluated=on_evaluated,
-        policy=EvaluationPolicy(options.objective, options.time_cap_s),
+        policy=EvaluationPolicy(options.objective_set, options.time_cap_s),
         screening=racing.subset(train, options.seed) if racing else (),
+        unanswerable=unanswerable,
     ) as evaluator:
         study = new_study(evaluator, options, options.seed, baseline, proposer, on_trial)
         if options.resume:
@@ -362,7 +414,7 @@ def new_study(
     """The (not yet run) study a run makes: the namespace's default as baseline, the
     other presets as seeds, the run's selection (or ``selection``), racing rule and TPE
     proposals (an explicit ``proposer`` replaces TPE's)."""
-    objectives = objectives_named(options.objective)
+    objectives = objectives_named(options.objective_set)
     proposals = 2 if proposer is not None else options.tpe_proposals
     if proposer is None and options.tpe_proposals:
         proposer = TpeProposer(objectives, options.genes())
@@ -389,6 +441,7 @@ def _held_out(
     baseline: Genome,
     variant: Genome,
     options: EvolveOptions,
+    unanswerable: Unanswerable | None,
 ) -> HeldOut:
     """Baseline and variant on the held-out questions, judged by the gate's rule.
 
@@ -398,7 +451,8 @@ def _held_out(
     would not be a verdict.
     """
     # Held-out figures are what the report claims, so they are never time-capped.
-    evaluator = Evaluator(memory, held, policy=EvaluationPolicy(options.objective))
+    policy = EvaluationPolicy(options.objective_set)
+    evaluator = Evaluator(memory, held, policy=policy, unanswerable=unanswerable)
     base_eval, variant_eval = evaluator([baseline, variant])
     latency = None
     if variant != baseline and claims(base_eval, variant_eval) == [WORK]:

@@ -76,7 +76,7 @@ def _individual_class(objectives: Objectives) -> Any:
     from deap import base, creator
 
     # The accuracy set keeps the original class names; others get a suffix.
-    suffix = "" if objectives is ACCURACY else objectives.name.capitalize()
+    suffix = "" if objectives is ACCURACY else objectives.name.title().replace("+", "")
     fitness, individual = _FITNESS + suffix, _INDIVIDUAL + suffix
     if not hasattr(creator, fitness):
         creator.create(fitness, base.Fitness, weights=objectives.weights)

@@ -15,7 +15,8 @@ from typing import Any
 
 from mragent.apps.evaluate import QuestionResult, ScoreBase, score, summarise
 from mragent.core.genome import Genome, make_genome
-from mragent.evolution.objectives import ACCURACY, RECALL_K, Objectives, objectives_named
+from mragent.core.retrieval.abstention import MAX_FALSE_ABSTENTION
+from mragent.evolution.objectives import ABSTENTION, ACCURACY, Objectives, objectives_named
 
 WEIGHTS: tuple[float, ...] = ACCURACY.weights
 """DEAP fitness weights of the accuracy set: accuracy maximised, the rest minimised."""
@@ -48,6 +49,11 @@ class Evaluation:
         fidelity: Share of the search's question set it was scored on (1: all of
             them; below 1: screened on a subset and not promoted, so it stays
             out of the front, the hypervolume and the gate).
+        abstention: Share of the unanswerable variants abstained on (None: the
+            search has none, or none was run).
+        false_abstention: Share of the answerable questions abstained on (None
+            likewise); over :data:`MAX_FALSE_ABSTENTION` the evaluation is
+            infeasible (:attr:`feasible`).
     """
 
     questions: int
@@ -64,6 +70,19 @@ class Evaluation:
     objective: str = ACCURACY.name
     timed_out: bool = False
     fidelity: float = 1.0
+    abstention: float | None = None
+    false_abstention: float | None = None
+
+    @property
+    def feasible(self) -> bool:
+        """Whether it keeps the false-abstention constraint (always, without variants)."""
+        return self.false_abstention is None or self.false_abstention <= MAX_FALSE_ABSTENTION
+
+    @property
+    def dominated(self) -> bool:
+        """Whether every genome that finished within the constraint dominates it: timed
+        out, or infeasible."""
+        return self.timed_out or not self.feasible
 
     @property
     def full(self) -> bool:
@@ -80,9 +99,11 @@ class Evaluation:
         return dict(self.recall).get(k, 0.0)
 
     def metric(self, name: str) -> float:
-        """A quality metric by objective name (``accuracy`` or ``recall@k``)."""
+        """A quality metric by objective name (``accuracy``, ``recall@k`` or ``abstention``)."""
         if name == "accuracy":
             return self.accuracy
+        if name == ABSTENTION:
+            return self.abstention or 0.0
         if name.startswith("recall@"):
             return self.recall_at(int(name.removeprefix("recall@")))
         raise KeyError(name)
@@ -91,30 +112,31 @@ class Evaluation:
     def values(self) -> tuple[float, ...]:
         """The objectives of :attr:`objectives`, in order: all deterministic.
 
-        A timed-out evaluation gets zero quality and :data:`TIMED_OUT_COST` costs.
+        A timed-out or infeasible evaluation gets zero quality and
+        :data:`TIMED_OUT_COST` costs.
         """
         quality = tuple(
-            0.0 if self.timed_out else self.metric(name) for name in self.objectives.quality
+            0.0 if self.dominated else self.metric(name) for name in self.objectives.quality
         )
         costs = (self.work, self.tokens, self.hops)
-        return quality + ((TIMED_OUT_COST,) * 3 if self.timed_out else costs)
+        return quality + ((TIMED_OUT_COST,) * 3 if self.dominated else costs)
 
     @property
     def quality(self) -> float:
-        """The score policy's quality term: accuracy, or the mean of recall@5 and accuracy."""
-        if self.timed_out:
+        """The score policy's quality term: the mean of the quality objectives
+        (accuracy; recall@5 and accuracy; and abstention when it is one)."""
+        if self.dominated:
             return 0.0
-        if self.objective == ACCURACY.name:
-            return self.accuracy
-        return 0.5 * (self.recall_at(RECALL_K) + self.accuracy)
+        names = self.objectives.quality
+        return sum(self.metric(name) for name in names) / len(names)
 
     def score_base(self) -> ScoreBase:
         """This evaluation as the score policy's base (it is the baseline's)."""
         return ScoreBase(cost=self.work, context=self.tokens, hops=self.hops)
 
     def score(self, base: ScoreBase) -> float:
-        """The score policy with the deterministic work count as cost (0 when timed out)."""
-        if self.timed_out:
+        """The score policy with the deterministic work count as cost (0 when dominated)."""
+        if self.dominated:
             return 0.0
         return score(self.quality, self.work, self.tokens, self.hops, base)
 
@@ -135,6 +157,8 @@ class Evaluation:
             "objective": self.objective,
             "timed_out": self.timed_out,
             "fidelity": self.fidelity,
+            "abstention": self.abstention,
+            "false_abstention": self.false_abstention,
         }
 
     @classmethod
@@ -156,6 +180,8 @@ class Evaluation:
             objective=str(data.get("objective", ACCURACY.name)),
             timed_out=bool(data.get("timed_out", False)),
             fidelity=float(data.get("fidelity", 1.0)),
+            abstention=_optional_float(data.get("abstention")),
+            false_abstention=_optional_float(data.get("false_abstention")),
         )
 
 
@@ -169,16 +195,24 @@ def evaluation_from(
     *,
     timed_out: bool = False,
     fidelity: float = 1.0,
+    variants: Sequence[QuestionResult] = (),
+    with_variants: bool = False,
 ) -> Evaluation:
     """Aggregate judged questions into an :class:`Evaluation`.
 
     Args:
-        results: The judged questions.
+        results: The judged questions (unanswerable variants apart).
         objective: Name of the objective set the evaluation is judged by.
         timed_out: Whether the time cap stopped the genome before the last question.
         fidelity: Share of the search's question set ``results`` cover.
+        variants: The judged unanswerable variants among them.
+        with_variants: Whether the search has variants (then false abstention is
+            measured, and abstention once some variant was run).
     """
     summary = summarise(results)
+    answerable = [r.answer is None for r in results if r.answerable]
+    abstention = sum(r.answer is None for r in variants) / len(variants) if variants else None
+    false = sum(answerable) / len(answerable) if with_variants and answerable else None
     return Evaluation(
         questions=summary.questions,
         accuracy=summary.accuracy,
@@ -194,6 +228,8 @@ def evaluation_from(
         objective=objective,
         timed_out=timed_out,
         fidelity=fidelity,
+        abstention=abstention,
+        false_abstention=false,
     )
 
 

@@ -35,7 +35,7 @@ from mragent.core.retrieval.abstention import AbstentionRule
 from mragent.core.retrieval.blend import blend, bridge_walk
 from mragent.core.retrieval.cue_search import CueHit
 from mragent.core.retrieval.evidence import Evidence, profile
-from mragent.core.retrieval.extractive import ExtractiveSynthesizer
+from mragent.core.retrieval.extractive import ExtractiveSynthesizer, uncovered
 from mragent.core.retrieval.passages import merge_cues
 from mragent.core.retrieval.reconstruct import Candidate, Provenance, Traversal, traverse
 from mragent.core.retrieval.rerank import Ranked, rerank
@@ -103,8 +103,9 @@ class MemoryReader:
         embedder: Must match the namespace's stamp (default: the stamped one).
         synthesizer: Defaults to the extractive synthesizer.
         abstention: A fitted rule that decides, on each reconstruction's evidence
-            profile, whether to answer at all (the synthesizer is asked only when it
-            does not abstain; the extractive one then skips its own coverage test).
+            profile, whether to answer at all (default: the genome's coverage rule,
+            :func:`~mragent.core.retrieval.extractive.uncovered` with
+            ``abstainCoverage``); the synthesizer is asked only when it does not abstain.
         view: Scopes, trust states and record time read (default: the shared
             scope, accepted memories, now). Forgotten, rejected, superseded and
             out-of-scope memories are in no retrieval path: every entry cue, passage
@@ -146,7 +147,7 @@ class MemoryReader:
         found = index_files.load(space, ns, self.view.scopes, self.identity, self.index_dir)
         self.index = found or LiveIndex.empty(ns, self.view.scopes, self.identity)
         self._sync(space)
-        self.synthesizer = synthesizer or ExtractiveSynthesizer(self.idf, abstention is None)
+        self.synthesizer = synthesizer or ExtractiveSynthesizer(self.idf)
 
     @property
     def version(self) -> int:
@@ -357,10 +358,11 @@ class MemoryReader:
         )
         context = assemble(ranked, genome.promptStrategy, genome.maxContent)
         evidence = profile(Evidence(question, found.entries, ranked, context, self.idf))
-        if self.abstention is not None and self.abstention.abstains(evidence):
-            answer = Answer(None)
+        if self.abstention is not None:
+            abstains = self.abstention.abstains(evidence)
         else:
-            answer = self.synthesizer.answer(question, context)
+            abstains = uncovered(question, context, self.idf, genome.abstainCoverage)
+        answer = Answer(None) if abstains else self.synthesizer.answer(question, context)
         timings["synthesis"] = (time.perf_counter() - mark) * 1000
         return Reconstruction(
             question,

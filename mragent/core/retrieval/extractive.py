@@ -16,7 +16,6 @@ from mragent.core.extract import entity_spans
 from mragent.core.retrieval.synthesis import Answer, Context
 from mragent.core.text import content_words
 
-ABSTAIN_COVERAGE = 0.5
 RANK_BONUS = 0.25  # an earlier (stronger) context item wins a near tie
 _YEAR = re.compile(r"\b(1[0-9]{3}|20[0-9]{2})\b")
 _NUMBER_WORDS = (
@@ -70,31 +69,24 @@ def candidates(sentence: str, kind: str) -> list[str]:
 
 
 class ExtractiveSynthesizer:
-    """Answers with a span from the context, or abstains.
+    """Answers with a span from the context (abstaining only on an empty one).
 
-    It abstains when the context covers less than half of the question's
-    content words, weighted by their rarity (``idf``), or lacks a name the
-    question uses: a memory that has never heard of the question's subject
-    should say so rather than guess.
-    Otherwise it ranks sentences by the idf-weighted question stems they share
+    Whether to answer at all is decided before it is asked (:func:`uncovered`, or
+    a calibrated rule). It ranks sentences by the idf-weighted question stems they share
     (plus a small bonus for stronger context items), and answers with the first
     candidate span of the question's kind that the question does not already
     contain, from the best sentence that has one; else with the best sentence.
 
     Args:
         idf: Rarity of a word in the memory (unknown words should score high).
-        gate: Abstain by coverage and names as above; False when a calibrated rule
-            (:mod:`mragent.core.retrieval.abstention`) has already decided to answer.
     """
 
-    def __init__(self, idf: Callable[[str], float], gate: bool = True) -> None:
-        self.idf, self.gate = idf, gate
+    def __init__(self, idf: Callable[[str], float]) -> None:
+        self.idf = idf
 
     def answer(self, question: str, context: Context) -> Answer:
         asked = {stem(w): self.idf(w) for w in content_words(question)}
         if not context.items or not asked:
-            return Answer(None)
-        if self.gate and self._abstains(question, asked, context):
             return Answer(None)
         scored = []
         for rank, item in enumerate(context.items):
@@ -111,12 +103,19 @@ class ExtractiveSynthesizer:
                     return Answer(span, sentence)
         return Answer(scored[0][1], scored[0][1])
 
-    def _abstains(self, question: str, asked: dict[str, float], context: Context) -> bool:
-        seen = _stems(context.evidence_text)
-        total = math.fsum(asked.values())
-        covered = math.fsum(weight for s, weight in asked.items() if s in seen)
-        if total and covered / total < ABSTAIN_COVERAGE:
-            return True
-        evidence = context.evidence_text.lower()
-        # A name this memory never saw: it should say so rather than guess.
-        return any(name.lower() not in evidence for name in entity_spans(question))
+
+def uncovered(
+    question: str, context: Context, idf: Callable[[str], float], min_coverage: float
+) -> bool:
+    """Whether to abstain rather than answer from ``context``: it covers less than
+    ``min_coverage`` of the question's content words, weighted by their rarity
+    (``idf``), or lacks a name the question uses (a memory that never heard of the
+    question's subject should say so rather than guess)."""
+    asked = {stem(w): idf(w) for w in content_words(question)}
+    seen = _stems(context.evidence_text)
+    total = math.fsum(asked.values())
+    covered = math.fsum(weight for s, weight in asked.items() if s in seen)
+    if total and covered / total < min_coverage:
+        return True
+    evidence = context.evidence_text.lower()
+    return any(name.lower() not in evidence for name in entity_spans(question))
