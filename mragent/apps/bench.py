@@ -36,7 +36,10 @@ def ensure_ingested(
     *,
     principal: Principal = BENCH,
 ) -> bool:
-    """Ingest ``corpus`` into ``ns`` with ``embedder`` unless it already holds contents.
+    """Ingest ``corpus`` into ``ns`` with ``embedder`` unless it already holds them all.
+
+    A namespace holding fewer contents than the corpus (an ingest interrupted part
+    way) is ingested again, which completes it: ingest merges on natural keys.
 
     Args:
         store, corpus, ns, embedder: Where, what, and embedded by which model.
@@ -48,7 +51,8 @@ def ensure_ingested(
         EmbeddingMismatch: when ``ns`` holds contents written with another embedder.
         AccessDenied: when ``principal`` may not write the shared scope.
     """
-    if namespace_stats(store, ns).get("contents", 0) > 0:
+    expected = len({content.key for content in corpus.contents})
+    if namespace_stats(store, ns).get("contents", 0) >= max(expected, 1):
         if embedder is not None:
             rows = store.run("get_space", {"ns": ns})
             space_embedder(ns, rows[0] if rows else None, embedder, "read")

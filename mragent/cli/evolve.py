@@ -84,6 +84,7 @@ from mragent.evolution.tpe_proposer import default_proposals
 
 if TYPE_CHECKING:
     from mragent.core.corpus import Corpus
+    from mragent.core.embedding import Embedder
     from mragent.core.genome import Genome
     from mragent.core.store.base import GraphStore
     from mragent.evolution.run import EvolveRun
@@ -199,7 +200,7 @@ def evolve_command(
                 tpe_proposals=default_proposals(population) if tpe is None else tpe,
                 unanswerable=unanswerable,
             )
-            run = _run_with_progress(store, data, options, who)
+            run = _run_with_progress(store, data, options, who, model)
         # An experiment on a public dataset publishes no text of it (answers, pages).
         paths = write_reports(run, publish=experiment is not None and dataset is not None)
     if as_json:
@@ -269,7 +270,11 @@ def _note_fresh_start(out_dir: Path, resume: bool) -> None:
 
 
 def _run_with_progress(
-    store: GraphStore, data: Corpus, options: EvolveOptions, writer: Principal
+    store: GraphStore,
+    data: Corpus,
+    options: EvolveOptions,
+    writer: Principal,
+    embedder: Embedder | None,
 ) -> EvolveRun:
     """:func:`run_evolve` under a progress bar, one line per evaluated genome.
 
@@ -317,6 +322,7 @@ def _run_with_progress(
                 on_evaluated=on_evaluated,
                 on_phase=on_phase,
                 writer=writer,
+                embedder=embedder,
             )
         except KeyboardInterrupt:
             progress.stop()

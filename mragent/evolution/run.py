@@ -15,6 +15,7 @@ from pathlib import Path
 from mragent.apps.bench import ensure_ingested
 from mragent.apps.unanswerable import Variant, sample_variants, variant_namespace, without_removed
 from mragent.core.corpus import Corpus, Question
+from mragent.core.embedding import Embedder
 from mragent.core.errors import ConfigError
 from mragent.core.genome import GENE_SETS, PRESETS, GeneSet, GeneSpec, Genome, narrowed_genes
 from mragent.core.store.base import GraphStore
@@ -236,6 +237,7 @@ def run_evolve(
     on_evaluated: Callable[[Genome, Evaluation], None] | None = None,
     on_phase: Callable[[str], None] | None = None,
     writer: Principal = BENCH,
+    embedder: Embedder | None = None,
 ) -> EvolveRun:
     """Search, gate and check on held-out questions (reports are written by the caller).
 
@@ -252,6 +254,9 @@ def run_evolve(
         on_evaluated: Called with each genome evaluated (any search, not cached).
         on_phase: Told what the run is doing, in words.
         writer: Who writes the unanswerable variants' namespace, if it is new.
+        embedder: The namespace's embedder (default: the stamped one), e.g. wrapped
+            in the on-disk cache, so the variants' memory and the questions reuse
+            vectors embedded before.
 
     Raises:
         ConfigError: on a bad split, a checkpoint from another run, or the
@@ -262,7 +267,7 @@ def run_evolve(
     phase = on_phase or (lambda _message: None)
     train, held = _split(corpus, options)
     sha = file_sha256(options.corpus_path)
-    memory = MemoryReader(store, options.ns)
+    memory = MemoryReader(store, options.ns, embedder=embedder)
     # The namespace's own default: ``real-model`` on a real model's vectors.
     baseline = memory.default_genome
     variants: tuple[Unanswerable | None, Unanswerable | None] = (None, None)
