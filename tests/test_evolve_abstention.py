@@ -18,10 +18,11 @@ from mragent.core.genome import Genome
 from mragent.core.store.base import GraphStore
 from mragent.evolution.evaluator import EvaluationPolicy, Evaluator, Unanswerable
 from mragent.evolution.gate import gate_holds
+from mragent.evolution.hypervolume import overshoot, points
 from mragent.evolution.objectives import ABSTENTION, ACCURACY, RECALL, objectives_named
 from mragent.evolution.report import REPORT_JSON, REPORT_MD, write_reports
 from mragent.evolution.run import EvolveOptions, run_evolve
-from mragent.evolution.trial import TIMED_OUT_COST, Evaluation, dominates
+from mragent.evolution.trial import TIMED_OUT_COST, Evaluation, Trial, dominates
 from mragent.memory.reader import MemoryReader
 from tests.fixtures import CHAIN, ingest
 
@@ -71,6 +72,18 @@ def _variants(corpus: Corpus) -> list[Variant]:
     """The variants a run split ``q2`` off draws: one per side."""
     q1, q2 = corpus.questions
     return sample_variants([q1], [q2], 2, seed=0)
+
+
+def test_an_infeasible_baseline_still_scales_the_box_and_the_nearest_infeasible_lead() -> None:
+    # The baseline itself abstains too often (the extractive rule on MuSiQue does).
+    baseline = _evaluation(0.25)
+    feasible = Trial(1, 0, "x", Genome(), _evaluation(0.05), 0.0)
+    # Its costs as measured set the scale: a genome as costly sits halfway to the edge.
+    assert points([feasible], baseline)[0].tolist() == [0.4, 0.5, 0.5, 0.5, 0.5]
+    assert overshoot(feasible, baseline) < 0
+    near, far = (Trial(i, 0, "x", Genome(), _evaluation(f), 0.0) for i, f in ((2, 0.15), (3, 0.5)))
+    assert overshoot(near, baseline) == pytest.approx(0.05)
+    assert 0 < overshoot(near, baseline) < overshoot(far, baseline)
 
 
 @pytest.fixture

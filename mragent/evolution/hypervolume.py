@@ -40,7 +40,8 @@ HYPERVOLUME_RULE = (
 def _scales(baseline: Evaluation) -> list[float | None]:
     """Per objective: None for a maximised share, else the cost that maps to 1."""
     scales: list[float | None] = []
-    for weight, value in zip(baseline.objectives.weights, baseline.values, strict=True):
+    # As measured: a baseline over the false-abstention bound still sets the scale.
+    for weight, value in zip(baseline.objectives.weights, baseline.measured, strict=True):
         scales.append(None if weight > 0 else REFERENCE_COST * (value if value > 0 else 1.0))
     return scales
 
@@ -62,7 +63,11 @@ def overshoot(trial: Trial, baseline: Evaluation) -> float:
     Negative inside the box (the trial can add volume), 0 or more outside it
     (zero quality, or a cost at or beyond :data:`REFERENCE_COST` x the
     baseline's); infinite for a genome stopped by the time cap or only screened.
+    A genome over the false-abstention bound lies outside by how far it is over,
+    so the search can move the nearest ones back inside.
     """
+    if trial.evaluation.full and not trial.evaluation.feasible:
+        return trial.evaluation.violation
     found = points([trial], baseline)
     return float(found[0].max()) - 1.0 if len(found) else float("inf")
 

@@ -291,7 +291,9 @@ class Study:
 
         feasible = [g for g in genomes if self._overshoot(g) < 0]
         individuals, count = self._individuals(feasible), min(k, len(feasible))
-        if self.selection == NSGA3:
+        if not count:  # nothing inside the box yet: the nearest fill every place
+            chosen = []
+        elif self.selection == NSGA3:
             chosen = self._niched(individuals, count)
         else:
             chosen = tools.selNSGA2(individuals, count)

@@ -79,6 +79,11 @@ class Evaluation:
         return self.false_abstention is None or self.false_abstention <= MAX_FALSE_ABSTENTION
 
     @property
+    def violation(self) -> float:
+        """How far false abstention lies over its bound (0 when :attr:`feasible`)."""
+        return 0.0 if self.feasible else float(self.false_abstention or 0.0) - MAX_FALSE_ABSTENTION
+
+    @property
     def dominated(self) -> bool:
         """Whether every genome that finished within the constraint dominates it: timed
         out, or infeasible."""
@@ -109,17 +114,19 @@ class Evaluation:
         raise KeyError(name)
 
     @property
-    def values(self) -> tuple[float, ...]:
-        """The objectives of :attr:`objectives`, in order: all deterministic.
+    def measured(self) -> tuple[float, ...]:
+        """The objectives of :attr:`objectives`, in order, as measured."""
+        quality = tuple(self.metric(name) for name in self.objectives.quality)
+        return (*quality, self.work, self.tokens, self.hops)
 
-        A timed-out or infeasible evaluation gets zero quality and
-        :data:`TIMED_OUT_COST` costs.
-        """
-        quality = tuple(
-            0.0 if self.dominated else self.metric(name) for name in self.objectives.quality
-        )
-        costs = (self.work, self.tokens, self.hops)
-        return quality + ((TIMED_OUT_COST,) * 3 if self.dominated else costs)
+    @property
+    def values(self) -> tuple[float, ...]:
+        """The objectives as the search sees them: :attr:`measured`, all deterministic,
+        except that a timed-out or infeasible evaluation gets zero quality and
+        :data:`TIMED_OUT_COST` costs."""
+        if not self.dominated:
+            return self.measured
+        return (0.0,) * len(self.objectives.quality) + (TIMED_OUT_COST,) * 3
 
     @property
     def quality(self) -> float:
