@@ -14,10 +14,15 @@ Reported per client count: reads per second over all clients, recall p50/p95, an
 writes per second. The counts run one after another on the same namespace (its
 pending memories grow from run to run, as a shared memory's would).
 
+The memory is the bundled reference corpus, the MuSiQue pool (``--musique``,
+``--pool``) or the generated memory of ``benchmarks/scale.py`` (``--synthetic N``
+contents, asked its own bridge questions). Before the clients start, the parent opens
+a reader once, so every client loads the index copy rather than building it.
+
 Usage::
 
     python benchmarks/many_readers.py [--db URL] [--clients 1 2 4 8] [--seconds 20]
-        [--musique FILE --pool FILE] [--modes facade mcp] [--out FILE]
+        [--musique FILE --pool FILE | --synthetic N] [--modes facade mcp] [--out FILE]
 """
 
 from __future__ import annotations
@@ -41,7 +46,10 @@ import mcp_bench as bench
 from mragent import open_memory
 from mragent.apps.bench import ensure_ingested
 from mragent.apps.datasets import load_questions_corpus
+from mragent.apps.synthetic import generate
+from mragent.core.corpus import Corpus
 from mragent.core.store import embedded, open_store
+from mragent.memory.reader import MemoryReader
 
 WRITE_EVERY = 10  # one write per ten operations
 
@@ -144,6 +152,15 @@ def summarise(results: list[dict], seconds: float) -> dict[str, Any]:
     }  # fmt: skip
 
 
+def _memory(args: argparse.Namespace) -> tuple[Corpus, str]:
+    """The memory the clients share, and the name its namespace starts with."""
+    if args.synthetic is not None:
+        return generate(args.synthetic), f"synthetic-{args.synthetic}"
+    dataset = "musique" if args.musique else None
+    data, ns, _ = load_questions_corpus(dataset, args.musique, args.pool)
+    return data, ns
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--db", help="Database URL (default: an embedded FalkorDB).")
@@ -152,23 +169,30 @@ def main() -> int:
     parser.add_argument("--modes", nargs="+", choices=["facade", "mcp"], default=["facade", "mcp"])
     parser.add_argument("--musique", type=Path, help="MuSiQue questions (musique_100.json)")
     parser.add_argument("--pool", type=Path, help="its pooled corpus (musique_100_corpus.json)")
+    parser.add_argument("--synthetic", type=int, help="the generated memory of N contents")
     parser.add_argument("--out", type=Path, help="write the figures here as JSON")
     args = parser.parse_args()
     if bool(args.musique) != bool(args.pool):
         parser.error("--musique and --pool go together")
+    if args.synthetic is not None and (args.musique or args.synthetic < 10):
+        parser.error("--synthetic takes N >= 10 contents, instead of --musique")
     figures: dict[str, Any] = {"db": args.db or "embedded falkordb", "seconds": args.seconds}
     with tempfile.TemporaryDirectory(prefix="mragent-many-readers-") as tmp:
         home = Path(tmp)
         token = bench._setup(home)
         if not args.db:
             embedded.ensure_running(home)
-        dataset = "musique" if args.musique else None
-        data, ns, _ = load_questions_corpus(dataset, args.musique, args.pool)
+        data, ns = _memory(args)
+        figures["memory"] = {"name": ns, "contents": len(data.contents)}
         ns = f"{ns}-readers-{uuid.uuid4().hex[:6]}"
         try:
             with open_store(args.db) as store:
+                started = time.perf_counter()
                 ensure_ingested(store, data, ns)
+                figures["memory"]["ingest_s"] = round(time.perf_counter() - started, 1)
+                MemoryReader(store, ns)  # builds and saves the index copy the clients load
             questions = [q.question for q in data.questions]
+            del data  # the clients are separate processes: the parent needs only questions
             for mode in args.modes:
                 rows = []
                 server = bench.HttpServer(ns, args.db) if mode == "mcp" else None

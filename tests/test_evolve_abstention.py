@@ -13,15 +13,16 @@ import pytest
 
 from mragent.apps.bench import ensure_ingested
 from mragent.apps.unanswerable import Variant, sample_variants, variant_namespace, without_removed
-from mragent.core.corpus import Corpus, parse_corpus
+from mragent.core.corpus import Corpus, Question, parse_corpus
 from mragent.core.genome import Genome
 from mragent.core.store.base import GraphStore
 from mragent.evolution.evaluator import EvaluationPolicy, Evaluator, Unanswerable
+from mragent.evolution.fidelity import Racing
 from mragent.evolution.gate import gate_holds
 from mragent.evolution.hypervolume import overshoot, points
 from mragent.evolution.objectives import ABSTENTION, ACCURACY, RECALL, objectives_named
 from mragent.evolution.report import REPORT_JSON, REPORT_MD, write_reports
-from mragent.evolution.run import EvolveOptions, run_evolve
+from mragent.evolution.run import EvolveOptions, _screening, run_evolve
 from mragent.evolution.trial import TIMED_OUT_COST, Evaluation, Trial, dominates
 from mragent.memory.reader import MemoryReader
 from tests.fixtures import CHAIN, ingest
@@ -150,3 +151,17 @@ def test_a_genome_that_abstains_on_answerable_questions_is_infeasible(
     assert first.false_abstention == 0.0 and first.feasible
     assert second.false_abstention == 0.5 and not second.feasible
     assert second.abstention == 1.0 and second.abstention > (first.abstention or 0.0)
+
+
+def test_screening_takes_the_same_share_of_the_variants() -> None:
+    train = [Question(f"q{i}", f"question {i}?", ("a",), ("p",)) for i in range(30)]
+    variants = Unanswerable(tuple(Question(f"q{i}~u", "?", (), ("p",), answerable=False)
+                                  for i in range(12)), "ns-u")  # fmt: skip
+    racing = Racing(0.34, 0.05)
+    picked = _screening(racing, train, variants, seed=3)
+    asked = [i for i in picked if i < len(train)]
+    extra = [i - len(train) for i in picked if i >= len(train)]
+    assert tuple(asked) == racing.subset(train, 3)
+    assert tuple(extra) == racing.subset(list(variants.questions), 3) and 0 < len(extra) < 12
+    assert _screening(racing, train, None, seed=3) == racing.subset(train, 3)
+    assert _screening(None, train, variants, seed=3) == ()

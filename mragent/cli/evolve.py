@@ -338,9 +338,14 @@ def _trial_line(trial: Trial) -> str:
     """A trial as the terminal shows it, numbered as in every report (#0: the baseline)."""
     e, genome = trial.evaluation, trial.genome
     recall = f"R@5 {100 * e.metric(RECALL_METRIC):.1f} " if e.recall else ""
+    if e.false_abstention is not None:
+        shown = "-" if e.abstention is None else f"{100 * e.abstention:.0f}"
+        recall += f"abstained {shown}% false {100 * e.false_abstention:.0f}% "
     late = " TIMED OUT (dominated)" if e.timed_out else ""
     if not e.timed_out and e.fidelity < 1.0:
         late = f" screened on {e.questions} questions (not promoted)"
+    elif not e.feasible:
+        late = " over the false-abstention bound (dominated)"
     return (
         f"#{trial.number} gen {trial.generation}: {recall}acc {100 * e.accuracy:.1f} "
         f"work {e.work:.0f} p50 {e.latency_p50_ms:.0f} ms depth {genome.traversalDepth} "

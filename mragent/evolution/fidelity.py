@@ -82,24 +82,23 @@ def could_enter_front(
 
     Both sides are figures on the same screening questions. An incumbent rules
     the candidate out when each of its quality objectives is at least
-    ``margin`` higher and none of its cost objectives is higher.
+    ``margin`` higher and none of its cost objectives is higher. The figures are
+    compared as measured: the false-abstention constraint is judged at full
+    fidelity only (a share of a few screening questions is too coarse to rule on).
     """
-    if candidate.dominated:
+    if candidate.timed_out:
         return False
-    objectives = candidate.objectives
-    quality = len(objectives.quality)
+    quality = len(candidate.objectives.quality)
+    theirs_all = candidate.measured
     for incumbent in incumbents:
+        mine_all = incumbent.measured
         ahead = all(
             mine - margin >= theirs
-            for mine, theirs in zip(
-                incumbent.values[:quality], candidate.values[:quality], strict=True
-            )
+            for mine, theirs in zip(mine_all[:quality], theirs_all[:quality], strict=True)
         )
         cheaper = all(
             mine <= theirs
-            for mine, theirs in zip(
-                incumbent.values[quality:], candidate.values[quality:], strict=True
-            )
+            for mine, theirs in zip(mine_all[quality:], theirs_all[quality:], strict=True)
         )
         if ahead and cheaper:
             return False

@@ -362,7 +362,7 @@ def _search(
         scheduler=options.scheduler,
         on_evaluated=on_evaluated,
         policy=EvaluationPolicy(options.objective_set, options.time_cap_s),
-        screening=racing.subset(train, options.seed) if racing else (),
+        screening=_screening(racing, train, unanswerable, options.seed),
         unanswerable=unanswerable,
     ) as evaluator:
         study = new_study(evaluator, options, options.seed, baseline, proposer, on_trial)
@@ -390,6 +390,19 @@ def _search(
                 on_phase=phase,
             )
     return study, comparison, earlier_s
+
+
+def _screening(
+    racing: Racing | None, train: list[Question], unanswerable: Unanswerable | None, seed: int
+) -> tuple[int, ...]:
+    """The screening questions' indices: racing's share of the training questions and
+    the same share of the variants (numbered after them), so a screened genome's
+    abstention is estimated too."""
+    if racing is None:
+        return ()
+    variants = list(unanswerable.questions) if unanswerable else []
+    picked = racing.subset(variants, seed) if variants else ()
+    return racing.subset(train, seed) + tuple(len(train) + i for i in picked)
 
 
 def _split(corpus: Corpus, options: EvolveOptions) -> tuple[list[Question], list[Question]]:
