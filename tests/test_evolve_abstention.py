@@ -105,7 +105,7 @@ def test_variants_are_asked_of_the_memory_without_their_passage(
     path.write_text(json.dumps(TWO), encoding="utf-8")
     options = EvolveOptions(
         corpus_path=path, ns=ns, generations=1, population=4, seed=0, split="q2",
-        out_dir=tmp_path, retime_repeats=1, unanswerable=2,
+        out_dir=tmp_path, retime_repeats=1, unanswerable=2, screen_share=0.5,
     )  # fmt: skip
     run = run_evolve(falkor_store, corpus, options)
     assert options.objective_set == POLICY.objective

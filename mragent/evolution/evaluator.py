@@ -222,7 +222,8 @@ class Evaluator:
             raise ValueError("parallel evaluation needs the database URL for its workers")
         if not questions:
             raise ValueError("no questions to evaluate on")
-        if any(not 0 <= i < len(questions) for i in screening):
+        asked = len(questions) + (len(unanswerable.questions) if unanswerable else 0)
+        if any(not 0 <= i < asked for i in screening):
             raise ValueError("a screening index lies outside the question set")
         self.memory = memory
         self.questions = Questions.embedded(memory, questions, unanswerable)
