@@ -287,3 +287,14 @@ def test_abstainCoverage_sets_how_much_of_the_question_the_context_must_cover(
     assert strict.answer.abstained
     # A question the context covers whole is answered even at the strictest setting.
     assert not memory.reconstruct(QUESTION, Genome(abstainCoverage=1.0)).answer.abstained
+
+
+def test_abstainNames_sets_how_many_of_the_question_names_the_context_must_hold(
+    memory: MemoryReader,
+) -> None:
+    # Acme and Lisbon are in the memory, Zorblatt is not: one name in three missing.
+    question = "Where was the founder of Acme born, in Lisbon or in Zorblatt?"
+    lenient = Genome(abstainCoverage=0.0, abstainNames=0.5)
+    strict = Genome(abstainCoverage=0.0, abstainNames=1.0)
+    assert not memory.reconstruct(question, lenient).answer.abstained
+    assert memory.reconstruct(question, strict).answer.abstained

@@ -50,6 +50,7 @@ def test_the_genes_with_the_documented_ranges() -> None:
         "aliasThreshold": ("float", 0.0, 1.0, (), 1.0),
         "aliasWeight": ("float", 0.0, 1.0, (), 0.0),
         "abstainCoverage": ("float", 0.0, 1.0, (), 0.5),
+        "abstainNames": ("float", 0.0, 1.0, (), 1.0),
     }
     assert tuple(Genome.model_fields) == GENE_NAMES
 
@@ -68,6 +69,7 @@ def test_the_core_set_is_the_ten_pipeline_genes_and_extended_adds_the_others() -
         "aliasThreshold",
         "aliasWeight",
         "abstainCoverage",
+        "abstainNames",
     ]
     assert {s.stage for s in extended if s not in CORE_GENES} == {
         "blend",

@@ -23,7 +23,7 @@ from mragent.evolution.latency import VETO_RATIO, LatencyCheck
 from tests.conftest import REPO
 
 BOGUS_DB = "nosuchengine://127.0.0.1:1"
-NUMBERS = {7: "seven", 9: "nine", 10: "ten"}
+NUMBERS = {7: "seven", 9: "nine", 10: "ten", 11: "eleven"}
 
 
 def test_open_memory_defaults_to_mragent_db(

@@ -8,8 +8,8 @@ Two gene sets are searched (:data:`GENE_SETS`): ``core``, the ten genes of the
 pipeline's stages, and ``extended``, which adds the rounds (``rounds``,
 ``roundCues``, ``roundDecay``), ppr's ``damping``, the weights of the final
 blend (passage relevance, bridge evidence, graph score), the alias edges
-(``aliasThreshold``, ``aliasWeight``) and the abstention threshold
-(``abstainCoverage``). A search over the core
+(``aliasThreshold``, ``aliasWeight``) and the abstention thresholds
+(``abstainCoverage``, ``abstainNames``). A search over the core
 set leaves the other genes at their defaults.
 """
 
@@ -134,6 +134,14 @@ class Genome(BaseModel):
         0.5,
         "synthesis",
         "share of the question (rarity-weighted) the context must cover, else abstain",
+        extended=True,
+        ge=0.0,
+        le=1.0,
+    )
+    abstainNames: float = _gene(
+        1.0,
+        "synthesis",
+        "share of the question's names the context must hold, else abstain",
         extended=True,
         ge=0.0,
         le=1.0,

@@ -105,7 +105,8 @@ class MemoryReader:
         abstention: A fitted rule that decides, on each reconstruction's evidence
             profile, whether to answer at all (default: the genome's coverage rule,
             :func:`~mragent.core.retrieval.extractive.uncovered` with
-            ``abstainCoverage``); the synthesizer is asked only when it does not abstain.
+            ``abstainCoverage`` and ``abstainNames``); the synthesizer is asked only
+            when it does not abstain.
         view: Scopes, trust states and record time read (default: the shared
             scope, accepted memories, now). Forgotten, rejected, superseded and
             out-of-scope memories are in no retrieval path: every entry cue, passage
@@ -361,7 +362,9 @@ class MemoryReader:
         if self.abstention is not None:
             abstains = self.abstention.abstains(evidence)
         else:
-            abstains = uncovered(question, context, self.idf, genome.abstainCoverage)
+            abstains = uncovered(
+                question, context, self.idf, genome.abstainCoverage, genome.abstainNames
+            )
         answer = Answer(None) if abstains else self.synthesizer.answer(question, context)
         timings["synthesis"] = (time.perf_counter() - mark) * 1000
         return Reconstruction(
