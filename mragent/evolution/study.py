@@ -241,7 +241,11 @@ class Study:
             return self.evaluate(genomes)
         evaluate: Any = self.evaluate
         screened = evaluate.screen(genomes)
-        incumbents = [evaluate.screened(t.genome) for t in self.pareto_front]
+        # Only a front member inside the constraint may rule a candidate out: with none
+        # feasible yet, every genome ties on the front, and an infeasible one's figures
+        # would outrun every candidate that could be.
+        front = [t for t in self.pareto_front if t.evaluation.feasible]
+        incumbents = [evaluate.screened(t.genome) for t in front]
         promoted = [
             genome
             for genome, evaluation in zip(genomes, screened, strict=True)
