@@ -176,13 +176,18 @@ class FalkorStore(GraphStore):
             held = bool(command("SET", BULK_KEY, state, "NX"))
         except (redis.exceptions.RedisError, IndexError):
             held = False
+        if held:
+            try:
+                for name, value in BULK_PAUSED.items():
+                    command("CONFIG", "SET", name, value)
+            except redis.exceptions.RedisError:  # allowed to read the settings, not to set them
+                with suppress(redis.exceptions.RedisError):
+                    self._restore(paused)  # what was set, back; the window closed
+                held = False
         if not held:
             yield
             return
         try:
-            with suppress(redis.exceptions.RedisError):
-                for name, value in BULK_PAUSED.items():
-                    command("CONFIG", "SET", name, value)
             yield
         finally:
             self._restore(paused)
