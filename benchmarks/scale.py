@@ -23,7 +23,7 @@ is measured interleaved, question by question, so machine noise hits all alike:
   on Neo4j), its wall time or the error that stopped it.
 
 Each ingest also records the FalkorDB server's resident memory after it (the whole
-server: every graph it holds).
+server: every graph it holds) and the AOF rewrites the server ran during it.
 
 Results go to ``<out>.json``; ``<out>.png`` plots cost against size on log axes. Each
 ingest's figures are kept in ``<out>-ingest.json`` as soon as it ends, so a later run
@@ -160,6 +160,14 @@ def server_rss_mb(store: GraphStore) -> float | None:
         return None
     info = store._db.connection.info("memory")  # type: ignore[attr-defined]
     return int(info["used_memory_rss"]) / 2**20
+
+
+def aof_rewrites(store: GraphStore) -> int | None:
+    """The AOF rewrites the FalkorDB server has run since it started, else None: each
+    forks the server and writes the whole database again."""
+    if store.capabilities.engine != "falkordb":
+        return None
+    return int(store._db.connection.info("persistence")["aof_rewrites"])  # type: ignore[attr-defined]
 
 
 def _summary(values: list[float]) -> dict[str, float]:
@@ -327,9 +335,16 @@ def main() -> None:
         report = _ingest_figures(ingests).get(label) if reuse else None
         if not reuse:
             corpus = write_corpus(size, args.out.with_name(f"{args.out.name}-corpus-{size}.json"))
+            with open_store(url) as store:
+                rewrites = aof_rewrites(store)
             report = _child(["ingest", str(size), str(corpus)], url)
             with open_store(url) as store:
                 report["server_rss_mb"] = server_rss_mb(store)
+                after = aof_rewrites(store)
+                # Counted when the ingest returned; one may start as the bulk window closes.
+                report["aof_rewrites"] = (
+                    None if rewrites is None or after is None else after - rewrites
+                )
             _save_ingest(ingests, label, report)
         print(f"{label}: ingest {report if not reuse else 'reused'}", file=sys.stderr)
         results["cases"][label] = {"engine": engine, "size": size, "ingest": report}

@@ -20,7 +20,8 @@
 // current-view ranks in the same statement too (rank_references). depends: [{src, dst}]
 // content keys/ids. The namespace version is bumped, and every content and cue created
 // (and every version superseded) is stamped with it (v).
-// Each node list is merged in a CALL whose aggregate answers one row even for an
+// The tags, cues and links are written by fragments ingest_bulk shares (ingest_names,
+// ingest_links). Each node list is merged in a CALL whose aggregate answers one row even for an
 // empty list (so no list ends the statement early), collected in list order: MERGE
 // may emit its rows in another order (FalkorDB does), hence the ORDER BY position.
 // A tag's `primary` says whether some content has it as its primary tag (a REFERENCES
@@ -43,44 +44,13 @@ CALL {
   UNWIND range(0, size($contents) - 1) AS i
   WITH $contents[i] AS rec, i, v
   MERGE (m:Content {ns: $ns, scope: $scope, key: rec.key})
-  ON CREATE SET m.id = rec.id, m.text = rec.text, m.title = rec.title,
-    m.source = rec.source, m.hash = rec.hash, m.fhash = rec.fhash, m.principal = rec.principal,
-    m.trust = rec.trust, m.lineage = rec.lineage, m.recorded_at = rec.recorded_at,
-    m.valid_from = rec.valid_from, m.valid_to = rec.valid_to,
-    m.given_tags = rec.given_tags, m.given_cues = rec.given_cues,
-    m.trust_at = [rec.recorded_at], m.trust_log = [rec.trust], m.trust_since = rec.recorded_at,
-    m.seal = rec.seal, m.v = v
+  ON CREATE SET {{> content_created rec}}
   SET m.v = CASE WHEN m.embedding IS NULL AND rec.embedding IS NOT NULL THEN v ELSE m.v END
   SET m.embedding = coalesce(m.embedding, {{> vector rec.embedding}})
   WITH m, i ORDER BY i
   RETURN collect(m) AS ms
 }
-CALL {
-  UNWIND range(0, size($tags) - 1) AS i
-  WITH $tags[i] AS rec, i
-  MERGE (t:Tag {ns: $ns, scope: $scope, name: rec.name})
-  ON CREATE SET t.id = rec.id, t.primary = rec.primary
-  ON MATCH SET t.primary = t.primary OR rec.primary
-  SET t.akey = rec.akey, t.tail = rec.tail
-  WITH t, i ORDER BY i
-  RETURN collect(t) AS ts
-}
-CALL {
-  WITH v
-  UNWIND range(0, size($cues) - 1) AS i
-  WITH $cues[i] AS rec, i, v
-  MERGE (c:Cue {ns: $ns, scope: $scope, text: rec.text})
-  ON CREATE SET c.id = rec.id, c.embedding = {{> vector rec.embedding}}, c.v = v
-  WITH c, i ORDER BY i
-  RETURN collect(c) AS new_cues
-}
-CALL {
-  UNWIND range(0, size($linked_cues) - 1) AS i
-  WITH $linked_cues[i] AS text, i
-  MERGE (c:Cue {ns: $ns, scope: $scope, text: text})
-  WITH c, i ORDER BY i
-  RETURN collect(c) AS old_cues
-}
+{{> ingest_names v}}
 WITH space, v, ms, ts, new_cues + old_cues AS cs
 CALL {
   WITH ms, ts
@@ -90,22 +60,7 @@ CALL {
   SET r.weight = weight
   RETURN count(r) AS referenced
 }
-CALL {
-  WITH ts, cs
-  UNWIND range(0, size($cue_links.cue) - 1) AS i
-  WITH cs[$cue_links.cue[i]] AS c, ts[$cue_links.tag[i]] AS t, $cue_links.weight[i] AS weight
-  MERGE (c)-[l:LINKED_TO]->(t)
-  SET l.weight = weight
-  RETURN count(l) AS cue_linked
-}
-CALL {
-  WITH ts
-  UNWIND range(0, size($tag_links.src) - 1) AS i
-  WITH ts[$tag_links.src[i]] AS s, ts[$tag_links.dst[i]] AS t, $tag_links.weight[i] AS weight
-  MERGE (s)-[l:LINKED_TO]->(t)
-  SET l.weight = weight
-  RETURN count(l) AS tag_linked
-}
+{{> ingest_links cs}}
 WITH space, v
 FOREACH (rec IN $supersedes |
   MERGE (n:Content {ns: $ns, scope: $scope, key: rec.new})

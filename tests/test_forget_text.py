@@ -14,8 +14,10 @@ from mragent.apps.transfer.importer import import_memories
 from mragent.core.corpus import parse_corpus
 from mragent.core.errors import WriteRefused
 from mragent.core.store.base import GraphStore
+from mragent.memory import ingest as ingest_module
 from mragent.memory.audit import AuditLog
 from mragent.memory.ingest import forget_key, ingest
+from mragent.memory.ingest_source import Tombstones
 from mragent.memory.principal import Principal
 from mragent.memory.writer import MemoryWriter
 
@@ -70,6 +72,26 @@ def test_it_stays_refused_after_purge_and_in_bulk_writes(
     with pytest.raises(WriteRefused, match="record 0: identical text was forgotten"):
         ingest(forgotten.store, corpus, forgotten.ns, principal=ANA, audit=forgotten.audit,
                scope="ops")  # fmt: skip
+
+
+def test_ingest_refuses_it_when_forgotten_after_its_check_pass(
+    forgotten: MemoryWriter, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The check pass matches the texts against the tombstones read before it; one
+    # written after that (here: the first read sees none) is matched under the lock.
+    real, reads = ingest_module.tombstones, []
+
+    def late(store: GraphStore, ns: str) -> Tombstones:
+        reads.append(ns)
+        return Tombstones() if len(reads) == 1 else real(store, ns)
+
+    monkeypatch.setattr(ingest_module, "tombstones", late)
+    corpus = parse_corpus(
+        {"contents": [{"id": "c0", "text": "Something else."}, {"id": "c1", "text": SECRET}]}
+    )
+    with pytest.raises(WriteRefused, match="record 1: identical text was forgotten"):
+        ingest(forgotten.store, corpus, forgotten.ns, principal=ANA, audit=forgotten.audit)
+    assert len(reads) == 2
 
 
 def test_import_refuses_it(

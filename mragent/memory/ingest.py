@@ -29,6 +29,7 @@ import uuid
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -45,7 +46,13 @@ from mragent.core.view import DEFAULT_SCOPE, validate_scope
 from mragent.memory.aliases import link_aliases
 from mragent.memory.audit import AuditLog
 from mragent.memory.audited import audited
-from mragent.memory.ingest_source import CorpusSource, CorpusStats, forget_key, text_hash
+from mragent.memory.ingest_source import (
+    CorpusSource,
+    CorpusStats,
+    Tombstones,
+    forget_key,
+    text_hash,
+)
 from mragent.memory.principal import Principal
 from mragent.memory.ranks import rank_touched
 from mragent.memory.space import STORE_SCHEMA, check_space, space_embedder
@@ -143,6 +150,7 @@ class IngestReport:
     batches: int
     nodes_before: dict[str, int]
     nodes_after: dict[str, int]
+    bulk: bool = False
 
 
 def content_key(content: Content) -> str:
@@ -339,7 +347,13 @@ def ingest(
 
     Every record is checked before anything is written. Idempotent: nodes merge on
     natural keys, so ingesting the same corpus twice adds nothing. Each batch is one
-    atomic statement, and the whole run one audit record. The contents start
+    atomic statement, and the whole run one audit record. Into a namespace holding
+    no cue, tag or content yet the run is a **bulk load**: each batch is written by
+    ``ingest_bulk`` (CREATE where nothing can match; the same graph as
+    ``ingest_batch``), inside the store's :meth:`~GraphStore.bulk_load` window (no
+    AOF rewrite or snapshot on FalkorDB; every batch durable when acknowledged). A
+    run stopped midway leaves whole batches; the re-run finds the namespace not
+    empty and merges onto them. The contents start
     accepted unless ``principal`` is an agent the namespace does not trust.
     ``embedder`` defaults to the namespace's stamped one (the default embedder for a
     new namespace); each batch is embedded as it is built, and
@@ -361,12 +375,16 @@ def ingest(
     validate_namespace(ns)
     validate_scope(scope)
     principal.check_write(scope)
-    scan = source.check(extractor or RuleExtractor())
+    forgotten = tombstones(store, ns)
+    scan = source.check(extractor or RuleExtractor(), forgotten)
     rows = store.run("get_space", {"ns": ns})
     embedder = space_embedder(ns, rows[0] if rows else None, embedder, "write")
     total = -(-scan.count // source.batch_size)
     # Held from the forgotten-text check to the last batch: no forget slips in between.
     with audit.exclusive():
+        now = tombstones(store, ns)
+        if not (now.keys <= forgotten.keys and now.hashes <= forgotten.hashes):
+            source.match(Tombstones(now.keys - forgotten.keys, now.hashes - forgotten.hashes))
         readmitted = refuse_forgotten(
             store, ns, scope, scan.keys, readmit, source.name, scan.hashes
         )
@@ -374,17 +392,20 @@ def ingest(
         accepted = principal.writes_accepted(space.get("trusted") or [])
         stamp = WriteStamp(principal, scope, "accepted" if accepted else "pending")
         before = namespace_stats(store, ns)
+        bulk = not any(before.values())
+        query = "ingest_bulk" if bulk else "ingest_batch"
+        window: AbstractContextManager[None] = store.bulk_load() if bulk else nullcontext()
         detail: dict[str, Any] = {"contents": scan.count, "scope": scope, "trust": stamp.trust}
         if readmitted:
             detail["readmit"] = True
         # One record for the whole ingest: its "after" hash covers every text in order.
         entry = (ns, principal, "ingest", source.name, None, scan.digest, detail)
-        with audited(store, audit, *entry):
+        with audited(store, audit, *entry), window:
             cues: set[str] = set()  # every cue text the run links (filled as batches are built)
             built = _built(source, stamp, embedder, written=cues)
             # Encoded in the worker too: a batch's parameters are megabytes of text.
             batches = (
-                (batch, store.statement("ingest_batch", batch.params(ns, scope, audit.seal)))
+                (batch, store.statement(query, _query_params(batch, ns, scope, audit, bulk)))
                 for batch in built
             )
             tags: set[str] = set()
@@ -395,7 +416,27 @@ def ingest(
                     progress(done, total)
             link_aliases(store, ns, scope, tags)
             rank_touched(store, ns, scope, sorted(tags), sorted(cues))
-    return IngestReport(ns, scan.count, total, before, namespace_stats(store, ns))
+    return IngestReport(ns, scan.count, total, before, namespace_stats(store, ns), bulk)
+
+
+def _query_params(
+    batch: GraphRecords, ns: str, scope: str, audit: AuditLog, bulk: bool
+) -> dict[str, Any]:
+    """The batch's parameters for ``ingest_bulk`` (``bulk``) or ``ingest_batch``: a
+    corpus batch supersedes nothing and names no dependency, which the bulk query
+    does not take."""
+    params = batch.params(ns, scope, audit.seal)
+    if bulk:
+        others = params.pop("supersedes"), params.pop("depends")
+        assert not any(others), "a bulk load writes corpus batches only"
+    return params
+
+
+def tombstones(store: GraphStore, ns: str) -> Tombstones:
+    """The text hashes of the memories ``ns`` forgot (``memory_tombstone_hashes``)."""
+    rows = store.run("memory_tombstone_hashes", {"ns": ns})
+    keys = frozenset(row["fhash"] for row in rows if row["fhash"])
+    return Tombstones(keys, frozenset(row["hash"] for row in rows if not row["fhash"]))
 
 
 def _ahead(items: Iterator[T]) -> Iterator[T]:
@@ -440,7 +481,7 @@ def refuse_forgotten(
         WriteRefused: naming the record and the forgotten memory (its id only when
             it is in ``scope``: the caller may not read another scope).
     """
-    if not texts:
+    if not texts and not hashes:
         return False
     hits: dict[int, dict[str, Any]] = {}
     for row in store.run("memory_tombstone_hashes", {"ns": ns}):

@@ -6,8 +6,9 @@ how specific a keyword is) before the first batch can be built. A
 the statistics between passes, never the contents:
 
 1. **check**: validate every record (nothing is written on bad input), hash
-   every text (for the forgotten-text check and the audit record), and fit
-   the extractor (word frequencies, titles);
+   every text into the audit record's digest, keep the texts identical to a
+   forgotten memory (matched against the namespace's few tombstones, so no
+   hash of every text is held), and fit the extractor (word frequencies, titles);
 2. **count**: extract each content and count tags, keywords and co-occurrences;
 3. **build**: extract again and yield self-contained batches of
    :data:`~mragent.memory.ingest.BATCH_SIZE` contents.
@@ -69,6 +70,23 @@ class CorpusStats:
         return math.log(1 + self.n / df) / max_idf if max_idf else 1.0
 
 
+@dataclass(frozen=True)
+class Tombstones:
+    """The text hashes of a namespace's forgotten memories, as the check pass matches them.
+
+    Attributes:
+        keys: Their :func:`forget_key` (whitespace normalised).
+        hashes: The exact :func:`text_hash` of tombstones written before forget keys
+            were kept (they have no key).
+    """
+
+    keys: frozenset[str] = frozenset()
+    hashes: frozenset[str] = frozenset()
+
+    def __bool__(self) -> bool:
+        return bool(self.keys or self.hashes)
+
+
 @dataclass
 class CorpusScan:
     """What the check pass learned.
@@ -76,8 +94,10 @@ class CorpusScan:
     Attributes:
         count: Contents in the corpus.
         digest: sha256 over the texts' hashes in order (the audit record's ``after``).
-        hashes: text hash -> index of the first content holding that text.
-        keys: :func:`forget_key` -> index of the first content holding that text.
+        hashes: text hash -> index of the first content holding that text, for the
+            texts matching a legacy tombstone's hash (:class:`Tombstones`).
+        keys: :func:`forget_key` -> index of the first content holding that text, for
+            the texts matching a tombstone's key.
         links: The explicit Tag->Tag links.
         questions: The validated questions.
     """
@@ -127,21 +147,26 @@ class CorpusSource:
         source._path = str(path)
         return source
 
-    def check(self, extractor: Extractor) -> CorpusScan:
+    def check(self, extractor: Extractor, forgotten: Tombstones | None = None) -> CorpusScan:
         """Pass 1 and 2: validate everything, then gather the statistics.
+
+        Args:
+            forgotten: The tombstones the texts are matched against (none: nothing
+                can match).
 
         Raises:
             CorpusError: for the first invalid record, naming the file and record.
         """
-        self._model = extractor.fit(self._checked())
+        self._model = extractor.fit(self._checked(forgotten or Tombstones()))
         stats = CorpusStats()
         for content in self._contents():
             stats.add(self._model.extract(content))
         self._stats = stats
         return self.scan
 
-    def _checked(self) -> Iterator[Content]:
-        """The contents of pass 1, recording hashes, digests, links and questions."""
+    def _checked(self, forgotten: Tombstones) -> Iterator[Content]:
+        """The contents of pass 1, recording the digests, the texts matching
+        ``forgotten``, links and questions."""
         scan = self.scan
         digest = hashlib.sha256()
         contents = self._file_check(self._path) if self._path else self._contents()
@@ -149,12 +174,23 @@ class CorpusSource:
             for content in batch:
                 hashed = text_hash(content.text)
                 digest.update(("\n" if scan.count else "").encode() + hashed.encode())
-                scan.hashes.setdefault(hashed, scan.count)
-                scan.keys.setdefault(forget_key(content.text), scan.count)
+                _match(scan, scan.count, content.text, hashed, forgotten)
                 scan.count += 1
                 yield content
             scan.batch_digests.append(_batch_digest(batch))
         scan.digest = digest.hexdigest()
+
+    def match(self, forgotten: Tombstones) -> None:
+        """Read the contents once more, recording in :attr:`scan` the texts matching
+        ``forgotten`` (tombstones written since the check pass read them).
+
+        Raises:
+            CorpusError: when the contents differ from what the first pass read.
+        """
+        for number, batch in enumerate(self._same_batches()):
+            for offset, content in enumerate(batch):
+                index = number * self.batch_size + offset
+                _match(self.scan, index, content.text, text_hash(content.text), forgotten)
 
     def _file_check(self, path: str) -> Iterator[Content]:
         """Every record of the file validated; contents yielded, links and questions kept."""
@@ -169,14 +205,24 @@ class CorpusSource:
         Raises:
             CorpusError: when a batch differs from what the first pass read.
         """
-        assert self._model is not None, "check() first"
+        model = self._model
+        assert model is not None, "check() first"
+        for batch in self._same_batches():
+            yield [(content, model.extract(content)) for content in batch]
+
+    def _same_batches(self) -> Iterator[list[Content]]:
+        """The contents again, one batch at a time, each checked against the first pass.
+
+        Raises:
+            CorpusError: when a batch differs from what the first pass read.
+        """
         for number, batch in enumerate(_chunks(self._contents(), self.batch_size)):
             known = self.scan.batch_digests
             if number >= len(known) or _batch_digest(batch) != known[number]:
                 raise CorpusError(
                     self._path or self.name, None, "changed while it was being ingested"
                 )
-            yield [(content, self._model.extract(content)) for content in batch]
+            yield batch
 
     @property
     def stats(self) -> CorpusStats:
@@ -186,6 +232,16 @@ class CorpusSource:
     @property
     def links(self) -> list[Link]:
         return self._links or []
+
+
+def _match(scan: CorpusScan, index: int, text: str, hashed: str, forgotten: Tombstones) -> None:
+    """Record content ``index`` in ``scan`` if its text matches a tombstone."""
+    if not forgotten:
+        return
+    if hashed in forgotten.hashes:
+        scan.hashes.setdefault(hashed, index)
+    if (key := forget_key(text)) in forgotten.keys:
+        scan.keys.setdefault(key, index)
 
 
 def _chunks(items: Iterator[Content], size: int) -> Iterator[list[Content]]:

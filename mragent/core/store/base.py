@@ -178,6 +178,18 @@ class GraphStore(abc.ABC):
         with self._transaction() as tx:
             yield tx
 
+    @contextmanager
+    def bulk_load(self) -> Iterator[None]:
+        """A window for loading a new namespace in many large writes.
+
+        An engine may relax, for the window only, the server's housekeeping that
+        copies the whole database (FalkorDB: AOF rewrites and snapshots), never the
+        durability of a write: each write is still on disk when it is acknowledged,
+        this one's and every other client's. Restored on exit, also on error. The
+        default does nothing (Bolt engines have no such housekeeping to pause).
+        """
+        yield
+
     @abc.abstractmethod
     def erase_residue(self) -> None:
         """Make the engine drop copies of erased data it keeps besides the graph.

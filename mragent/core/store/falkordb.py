@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import os
 import socket
 import time
 from collections.abc import Callable, Iterator
@@ -24,6 +26,15 @@ GRAPH_NAME = "mragent"
 
 PERSIST_TIMEOUT_S = 120.0
 TELEMETRY_LAG_S = 1.5
+# What a bulk load pauses: an AOF rewrite and a snapshot each fork the server and write
+# the whole database once more (a rewrite forked a 6 GB server in the middle of a
+# million-content ingest). Neither is durability: ``appendfsync`` is left as configured,
+# so every acknowledged write is in the append-only file on disk all the same.
+BULK_PAUSED = {"auto-aof-rewrite-percentage": "0", "save": ""}
+# The settings a bulk load paused and the process holding the window ("host pid"): the
+# next store opened restores them when that process died inside it (a CONFIG SET is
+# not persisted, so a restarted server has its configured values anyway).
+BULK_KEY = "mragent:bulk-load"
 
 
 class _StatementTransaction(Transaction):
@@ -113,6 +124,7 @@ class FalkorStore(GraphStore):
         self._graph = self._db.select_graph(graph)
         self._graph_name = graph
         self.capabilities = Capabilities.of(ENGINE, version)
+        self._recover_bulk_load()
 
     @property
     def secret_url(self) -> str:
@@ -146,6 +158,57 @@ class FalkorStore(GraphStore):
             # FalkorDB has no IF NOT EXISTS; an existing index is the goal state.
             if "already indexed" not in str(exc):
                 raise QueryError(name, str(exc).splitlines()[0]) from None
+
+    @contextmanager
+    def bulk_load(self) -> Iterator[None]:
+        """Pause AOF rewrites and snapshots (:data:`BULK_PAUSED`) for the window.
+
+        The server-wide settings are restored on exit, also on error; if this process
+        is killed inside the window, by the next store opened on the server
+        (:meth:`_recover_bulk_load`). One window at a time: a load that finds another
+        one open pauses nothing more and restores nothing. A server that refuses
+        ``CONFIG`` (a managed one) keeps its settings.
+        """
+        command = self._db.connection.execute_command
+        try:
+            paused = {name: str(command("CONFIG", "GET", name)[1]) for name in BULK_PAUSED}
+            state = json.dumps({"holder": _holder(), "settings": paused})
+            held = bool(command("SET", BULK_KEY, state, "NX"))
+        except (redis.exceptions.RedisError, IndexError):
+            held = False
+        if held:
+            try:
+                for name, value in BULK_PAUSED.items():
+                    command("CONFIG", "SET", name, value)
+            except redis.exceptions.RedisError:  # allowed to read the settings, not to set them
+                with suppress(redis.exceptions.RedisError):
+                    self._restore(paused)  # what was set, back; the window closed
+                held = False
+        if not held:
+            yield
+            return
+        try:
+            yield
+        finally:
+            self._restore(paused)
+
+    def _restore(self, settings: dict[str, str]) -> None:
+        """Set the settings a bulk load paused back, then close its window."""
+        command = self._db.connection.execute_command
+        for name, value in settings.items():
+            command("CONFIG", "SET", name, value)
+        command("DEL", BULK_KEY)
+
+    def _recover_bulk_load(self) -> None:
+        """Restore what a bulk load paused when the process holding the window died
+        (killed inside it): its settings must not stay relaxed on a running server."""
+        with suppress(redis.exceptions.RedisError, ValueError, KeyError, TypeError):
+            raw = self._db.connection.execute_command("GET", BULK_KEY)
+            if raw is None:
+                return
+            state = json.loads(raw)
+            if not _holder_alive(str(state["holder"])):
+                self._restore({str(k): str(v) for k, v in state["settings"].items()})
 
     def erase_residue(self) -> None:
         """Drop the copies FalkorDB keeps besides the graph, then rewrite its files.
@@ -191,3 +254,23 @@ class FalkorStore(GraphStore):
 
     def close(self) -> None:
         self._db.connection.close()
+
+
+def _holder() -> str:
+    """This process, as a bulk load window names its holder."""
+    return f"{socket.gethostname()} {os.getpid()}"
+
+
+def _holder_alive(holder: str) -> bool:
+    """Whether the process a window names may still hold it: a process of this host
+    that no longer exists does not; one of another host cannot be checked, so it may."""
+    host, _, pid = holder.rpartition(" ")
+    if host != socket.gethostname():
+        return True
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

@@ -1,0 +1,33 @@
+// fragment: ingest_names(v)
+// params: ns, scope, tags, cues, linked_cues
+// An ingest batch's tags and cues merged on their natural keys within the scope, `v`
+// being the write's namespace version: binds ts (the tags, in $tags order), new_cues
+// (the cues of $cues, embedded and stamped when created) and old_cues (those of
+// $linked_cues, sent by an earlier batch), each collected in list order. Tags and cues
+// recur across the batches of one load, so even a bulk load merges them.
+CALL {
+  UNWIND range(0, size($tags) - 1) AS i
+  WITH $tags[i] AS rec, i
+  MERGE (t:Tag {ns: $ns, scope: $scope, name: rec.name})
+  ON CREATE SET t.id = rec.id, t.primary = rec.primary
+  ON MATCH SET t.primary = t.primary OR rec.primary
+  SET t.akey = rec.akey, t.tail = rec.tail
+  WITH t, i ORDER BY i
+  RETURN collect(t) AS ts
+}
+CALL {
+  WITH v
+  UNWIND range(0, size($cues) - 1) AS i
+  WITH $cues[i] AS rec, i, v
+  MERGE (c:Cue {ns: $ns, scope: $scope, text: rec.text})
+  ON CREATE SET c.id = rec.id, c.embedding = {{> vector rec.embedding}}, c.v = v
+  WITH c, i ORDER BY i
+  RETURN collect(c) AS new_cues
+}
+CALL {
+  UNWIND range(0, size($linked_cues) - 1) AS i
+  WITH $linked_cues[i] AS text, i
+  MERGE (c:Cue {ns: $ns, scope: $scope, text: text})
+  WITH c, i ORDER BY i
+  RETURN collect(c) AS old_cues
+}

@@ -1,0 +1,210 @@
+"""Bulk ingest into an empty namespace (``ingest_bulk`` inside ``GraphStore.bulk_load``).
+
+It writes exactly the graph the ordinary path writes; the window pauses FalkorDB's AOF
+rewrites and snapshots only while it is open, and a process killed inside it leaves
+them restored by the next store opened; an ``mragent ingest`` killed midway is
+completed by a re-run into the same graph as one clean ingest.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mragent.apps.synthetic import generate
+from mragent.core.corpus import Content, Corpus
+from mragent.core.store import open_store
+from mragent.core.store.base import GraphStore
+from mragent.core.store.falkordb import BULK_KEY
+from mragent.memory.ingest import namespace_stats
+from tests.fixtures import TESTER, ingest
+
+# Properties that differ between two writes of the same input into two namespaces: the
+# namespace, random ids, record times (and the seal over them), namespace versions.
+VOLATILE = {
+    "ns",
+    "id",
+    "lineage",
+    "recorded_at",
+    "valid_from",
+    "trust_at",
+    "trust_since",
+    "seal",
+    "v",
+}
+_NODES = (
+    "MATCH (n) WHERE n.ns = $ns AND n.scope = $scope "
+    "RETURN labels(n)[0] AS label, properties(n) AS props"
+)
+_EDGES = (
+    "MATCH (s)-[r]->(t) WHERE s.ns = $ns AND s.scope = $scope "
+    "RETURN labels(s)[0] AS label, coalesce(s.text, s.name, s.key) AS src, type(r) AS kind, "
+    "coalesce(t.name, t.key) AS dst, properties(r) AS props"
+)
+REWRITE = "auto-aof-rewrite-percentage"
+
+
+def _stable(props: dict[str, Any]) -> str:
+    kept = {key: value for key, value in props.items() if key not in VOLATILE}
+    return json.dumps(kept, sort_keys=True, default=list)
+
+
+def graph(store: GraphStore, ns: str, scope: str) -> tuple[list[str], list[tuple[str, ...]]]:
+    """Every node (label and stable properties) and edge (ends, kind, properties) of
+    ``ns``/``scope``, sorted."""
+    params = {"ns": ns, "scope": scope}
+    nodes = sorted(
+        f"{row['label']} {_stable(row['props'])}" for row in store._execute("n", _NODES, params)
+    )
+    edges = sorted(
+        (row["label"], row["src"], row["kind"], row["dst"], _stable(row["props"]))
+        for row in store._execute("e", _EDGES, params)
+    )
+    return nodes, edges
+
+
+def _corpus(size: int) -> Corpus:
+    return generate(size, seed=3)
+
+
+def _assert_no_duplicate_edge(edges: list[tuple[str, ...]]) -> None:
+    ends = [edge[:4] for edge in edges]
+    assert len(ends) == len(set(ends))
+
+
+def test_a_bulk_load_writes_the_graph_the_ordinary_path_writes(store: GraphStore) -> None:
+    corpus = _corpus(900)
+    bulk_ns, merged_ns = (f"t-{uuid.uuid4().hex[:12]}" for _ in range(2))
+    try:
+        # batch_size 100: tags, cues and links recur across batches (merged, not created).
+        bulk = ingest(store, corpus, bulk_ns, batch_size=100)
+        # A memory in another scope makes the namespace not empty: the ordinary path.
+        other = Corpus(contents=[Content(key="elsewhere", text="Another scope's memory.")])
+        ingest(store, other, merged_ns, scope="other")
+        merged = ingest(store, corpus, merged_ns, batch_size=100)
+        assert bulk.bulk and not merged.bulk
+        scope = "shared"
+        got, want = graph(store, bulk_ns, scope), graph(store, merged_ns, scope)
+        assert len(got[0]) > len(corpus.contents) and len(got[1]) > 2 * len(corpus.contents)
+        assert got == want
+        _assert_no_duplicate_edge(got[1])
+        # Ingesting again adds nothing (the namespace is no longer empty: merged).
+        again = ingest(store, corpus, bulk_ns, batch_size=100)
+        assert not again.bulk and again.nodes_after == bulk.nodes_after
+        assert graph(store, bulk_ns, scope) == got
+    finally:
+        for ns in (bulk_ns, merged_ns):
+            store.run("delete_namespace", {"ns": ns})
+
+
+def _config(store: GraphStore, name: str) -> str:
+    return str(store._db.connection.execute_command("CONFIG", "GET", name)[1])  # type: ignore[attr-defined]
+
+
+def test_the_window_pauses_rewrites_and_snapshots_and_restores_them(
+    falkor_store: GraphStore,
+) -> None:
+    before = {name: _config(falkor_store, name) for name in (REWRITE, "save", "appendfsync")}
+    assert before[REWRITE] != "0"
+    with pytest.raises(RuntimeError), falkor_store.bulk_load():
+        assert _config(falkor_store, REWRITE) == "0" and _config(falkor_store, "save") == ""
+        assert _config(falkor_store, "appendfsync") == before["appendfsync"]  # never relaxed
+        with falkor_store.bulk_load():  # a second window pauses and restores nothing
+            pass
+        assert _config(falkor_store, REWRITE) == "0"
+        raise RuntimeError("the load failed")
+    assert {name: _config(falkor_store, name) for name in before} == before
+
+
+_HOLD = """
+import sys, time
+from mragent.core.store import open_store
+with open_store(sys.argv[1]) as store, store.bulk_load():
+    print("open", flush=True)
+    time.sleep(120)
+"""
+
+
+def _child_env() -> dict[str, str]:
+    root = str(Path(__file__).resolve().parents[1])
+    return {**os.environ, "PYTHONPATH": os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])}
+
+
+def test_a_window_whose_holder_was_killed_is_closed_by_the_next_store(
+    falkordb_url: str,
+) -> None:
+    holder = subprocess.Popen(
+        [sys.executable, "-c", _HOLD, falkordb_url], stdout=subprocess.PIPE, env=_child_env()
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == b"open"
+        with open_store(falkordb_url) as store:  # the holder is alive: left alone
+            assert _config(store, REWRITE) == "0"
+    finally:
+        holder.send_signal(signal.SIGKILL)
+        holder.wait(30)
+    with open_store(falkordb_url) as store:
+        assert _config(store, REWRITE) != "0"
+        assert store._db.connection.execute_command("GET", BULK_KEY) is None  # type: ignore[attr-defined]
+
+
+@pytest.fixture
+def big_corpus(tmp_path: Path) -> Iterator[Path]:
+    """A corpus file large enough that its ingest runs for several batches."""
+    path = tmp_path / "big.json"
+    contents = [{"id": c.key, "title": c.title, "text": c.text} for c in _corpus(6000).contents]
+    path.write_text(json.dumps({"format": "mragent-corpus/1", "contents": contents}))
+    yield path
+
+
+def _cli_ingest(url: str, corpus: Path, ns: str) -> subprocess.Popen[bytes]:
+    entry = "from mragent.cli import main; main()"
+    command = [sys.executable, "-c", entry, "ingest", str(corpus), "--ns", ns]
+    env = {**_child_env(), "MRAGENT_DB": url, "MRAGENT_PRINCIPAL": str(TESTER)}
+    return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+
+
+def test_an_ingest_killed_midway_is_completed_by_a_rerun(
+    falkordb_url: str, big_corpus: Path
+) -> None:
+    killed_ns, clean_ns = (f"t-{uuid.uuid4().hex[:12]}" for _ in range(2))
+    store = open_store(falkordb_url)
+    try:
+        run = _cli_ingest(falkordb_url, big_corpus, killed_ns)
+        deadline = time.monotonic() + 300
+        written = 0
+        while written == 0 and run.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+            written = namespace_stats(store, killed_ns).get("contents", 0)
+        assert run.poll() is None, "the ingest ended before it could be killed"
+        run.send_signal(signal.SIGKILL)
+        run.wait(30)
+        partial = namespace_stats(store, killed_ns)["contents"]
+        assert 0 < partial < 6000  # killed midway: some whole batches written
+        assert partial % 500 == 0
+        rerun = _cli_ingest(falkordb_url, big_corpus, killed_ns)
+        _, err = rerun.communicate(timeout=600)
+        assert rerun.returncode == 0, err.decode()[-2000:]
+        clean = _cli_ingest(falkordb_url, big_corpus, clean_ns)
+        _, err = clean.communicate(timeout=600)
+        assert clean.returncode == 0, err.decode()[-2000:]
+        assert namespace_stats(store, killed_ns) == namespace_stats(store, clean_ns)
+        got, want = graph(store, killed_ns, "shared"), graph(store, clean_ns, "shared")
+        assert len([node for node in got[0] if node.startswith("Content ")]) == 6000
+        assert got == want
+        _assert_no_duplicate_edge(got[1])
+        assert _config(store, REWRITE) != "0"  # the killed load's window was closed
+    finally:
+        for ns in (killed_ns, clean_ns):
+            store.run("delete_namespace", {"ns": ns})
+        store.close()
