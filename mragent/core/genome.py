@@ -291,8 +291,10 @@ PRESETS: dict[str, Genome] = {
         cueK=12, efSearch=256, traversalDepth=4, tagFanout=8, pruneThreshold=0.0, maxContent=20
     ),
     # The default of a namespace stamped with a real model (default_genome): two rounds,
-    # relevance mostly from the passage embedding, final order by value alone. Chosen on
-    # the MuSiQue-100 training split with e5-small (benchmarks/results/quality.md).
+    # relevance mostly from the passage embedding, final order by value alone, and
+    # abstention by coverage alone (a question's names are often not spelled in the
+    # passages that answer it). Chosen on the MuSiQue-100 training split with e5-small
+    # (benchmarks/results/quality.md).
     "real-model": Genome(
         hybridAlpha=0.8,
         tagFanout=8,
@@ -301,6 +303,7 @@ PRESETS: dict[str, Genome] = {
         rounds=2,
         roundCues=3,
         roundDecay=0.7,
+        abstainNames=0.0,
     ),
 }
 
