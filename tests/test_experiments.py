@@ -20,7 +20,7 @@ from tests.test_evolution import corpus_path, falkor  # noqa: F401  (fixtures)
 
 EVOLUTION = Path(__file__).resolve().parent.parent / "evolution"
 EXPERIMENTS = sorted(EVOLUTION.glob("*.toml"))
-SHIPPED = {"reference", "musique-hashing", "musique-e5", "hotpotqa-e5"}
+SHIPPED = {"reference", "musique-hashing", "musique-e5", "musique-e5-abstain", "hotpotqa-e5"}
 
 
 def test_the_shipped_experiments_are_there() -> None:
@@ -46,7 +46,9 @@ def test_published_results_belong_to_their_experiment(path: Path) -> None:
     assert report["search"]["selection"] == experiment.selection
     assert report["search"]["population"] == experiment.population
     assert report["search"]["generations"] == experiment.generations
-    assert report["objective"] == experiment.objective
+    abstaining = "+abstention" if experiment.unanswerable else ""
+    assert report["objective"] == experiment.objective + abstaining
+    assert report["search"].get("unanswerable", 0) == experiment.unanswerable
     assert report["search"].get("tpe_proposals", 0) == experiment.tpe_proposals
     # Every gene a published genome names is still a gene of the model.
     for trial in report["archive"]:

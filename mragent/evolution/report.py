@@ -153,9 +153,10 @@ def _search_section(run: EvolveRun) -> dict[str, Any]:
         "racing": None
         if racing is None
         else {
-            "rule": "screened on a seeded, kind-stratified share of the training questions; "
-            "evaluated in full unless a full-fidelity front member leads it there by the "
-            "margin in every quality objective at no more cost in any cost objective",
+            "rule": "screened on a seeded, kind-stratified share of the training questions "
+            "(and of their unanswerable variants); evaluated in full unless a full-fidelity "
+            "front member within the false-abstention bound leads it there by the margin in "
+            "every quality objective at no more cost in any cost objective",
             "share": racing.share,
             "margin": racing.margin,
             "screened_only": len(run.study.trials) - len(full),
@@ -169,6 +170,7 @@ def _search_section(run: EvolveRun) -> dict[str, Any]:
         "seed": run.options.seed,
         "workers": run.options.workers,
         "scheduler": run.options.scheduler,
+        "unanswerable": run.options.unanswerable,
         "elapsed_s": run.elapsed_s,
     }
 
