@@ -23,10 +23,12 @@ import pytest
 
 from mragent.apps.synthetic import generate
 from mragent.core.corpus import Content, Corpus
-from mragent.core.store import open_store
+from mragent.core.errors import BackendUnavailable
+from mragent.core.store import embedded, open_store
 from mragent.core.store.base import GraphStore
 from mragent.core.store.falkordb import BULK_KEY
 from mragent.memory.ingest import namespace_stats
+from tests.conftest import unavailable
 from tests.fixtures import TESTER, ingest
 
 # Properties that differ between two writes of the same input into two namespaces: the
@@ -128,7 +130,8 @@ def test_the_window_pauses_rewrites_and_snapshots_and_restores_them(
 
 _HOLD = """
 import sys, time
-from mragent.core.store import open_store
+from mragent.core.errors import BackendUnavailable
+from mragent.core.store import embedded, open_store
 with open_store(sys.argv[1]) as store, store.bulk_load():
     print("open", flush=True)
     time.sleep(120)
@@ -174,9 +177,24 @@ def _cli_ingest(url: str, corpus: Path, ns: str) -> subprocess.Popen[bytes]:
     return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
 
 
+@pytest.fixture
+def private_falkordb(tmp_path: Path) -> Iterator[str]:
+    """An embedded FalkorDB of this test's own. After this test's sequence, the shared
+    server's graph kept MemorySpace nodes without properties, and every later
+    ``namespaces`` query failed ("Attempted to access undefined attribute"), whichever
+    ingest path ran; a server of its own keeps that out of the other tests."""
+    try:
+        server = embedded.ensure_running(tmp_path / "home")
+    except BackendUnavailable as exc:
+        unavailable("falkordb", str(exc))
+    yield server.secret_url
+    embedded.stop(tmp_path / "home")
+
+
 def test_an_ingest_killed_midway_is_completed_by_a_rerun(
-    falkordb_url: str, big_corpus: Path
+    private_falkordb: str, big_corpus: Path
 ) -> None:
+    falkordb_url = private_falkordb
     killed_ns, clean_ns = (f"t-{uuid.uuid4().hex[:12]}" for _ in range(2))
     store = open_store(falkordb_url)
     try:
