@@ -34,8 +34,8 @@ from mragent.core.genome import Genome, default_genome
 from mragent.core.retrieval.abstention import AbstentionRule
 from mragent.core.retrieval.blend import blend, bridge_walk
 from mragent.core.retrieval.cue_search import CueHit
-from mragent.core.retrieval.evidence import Evidence, profile
-from mragent.core.retrieval.extractive import ExtractiveSynthesizer, uncovered
+from mragent.core.retrieval.evidence import Evidence, profile, uncovered
+from mragent.core.retrieval.extractive import ExtractiveSynthesizer
 from mragent.core.retrieval.passages import merge_cues
 from mragent.core.retrieval.reconstruct import Candidate, Provenance, Traversal, traverse
 from mragent.core.retrieval.rerank import Ranked, rerank
@@ -104,7 +104,7 @@ class MemoryReader:
         synthesizer: Defaults to the extractive synthesizer.
         abstention: A fitted rule that decides, on each reconstruction's evidence
             profile, whether to answer at all (default: the genome's coverage rule,
-            :func:`~mragent.core.retrieval.extractive.uncovered` with
+            :func:`~mragent.core.retrieval.evidence.uncovered` with
             ``abstainCoverage`` and ``abstainNames``); the synthesizer is asked only
             when it does not abstain.
         view: Scopes, trust states and record time read (default: the shared
@@ -362,9 +362,8 @@ class MemoryReader:
         if self.abstention is not None:
             abstains = self.abstention.abstains(evidence)
         else:
-            abstains = uncovered(
-                question, context, self.idf, genome.abstainCoverage, genome.abstainNames
-            )
+            # Read off the profile just computed: no second pass over the context.
+            abstains = uncovered(evidence, genome.abstainCoverage, genome.abstainNames)
         answer = Answer(None) if abstains else self.synthesizer.answer(question, context)
         timings["synthesis"] = (time.perf_counter() - mark) * 1000
         return Reconstruction(

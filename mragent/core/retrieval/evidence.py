@@ -11,7 +11,7 @@ than breaks under another.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from mragent.core.extract import entity_spans
@@ -125,3 +125,11 @@ FEATURES: dict[str, Callable[[Evidence], float]] = {
 def profile(ev: Evidence, names: Iterable[str] | None = None) -> dict[str, float]:
     """The named features of ``ev`` (default: all of them), as floats."""
     return {name: float(FEATURES[name](ev)) for name in (names or FEATURES)}
+
+
+def uncovered(evidence: Mapping[str, float], min_coverage: float, min_names: float) -> bool:
+    """The genome's abstention rule on a profile: the context covers less than
+    ``min_coverage`` of the question (:func:`coverage`), or holds less than
+    ``min_names`` of the names it uses (:func:`names_found`; 1: every name). A memory
+    that never heard of the question's subject should say so rather than guess."""
+    return evidence["coverage"] < min_coverage or evidence["names_found"] < min_names

@@ -102,27 +102,3 @@ class ExtractiveSynthesizer:
                 if not _stems(span) <= question_stems or not _stems(span):
                     return Answer(span, sentence)
         return Answer(scored[0][1], scored[0][1])
-
-
-def uncovered(
-    question: str,
-    context: Context,
-    idf: Callable[[str], float],
-    min_coverage: float,
-    min_names: float,
-) -> bool:
-    """Whether to abstain rather than answer from ``context``: it covers less than
-    ``min_coverage`` of the question's content words, weighted by their rarity
-    (``idf``), or holds less than ``min_names`` of the names the question uses (a
-    memory that never heard of the question's subject should say so rather than
-    guess; 1: every name)."""
-    asked = {stem(w): idf(w) for w in content_words(question)}
-    seen = _stems(context.evidence_text)
-    total = math.fsum(asked.values())
-    covered = math.fsum(weight for s, weight in asked.items() if s in seen)
-    if total and covered / total < min_coverage:
-        return True
-    names = entity_spans(question)
-    evidence = context.evidence_text.lower()
-    held = sum(name.lower() in evidence for name in names)
-    return bool(names) and held < min_names * len(names)
