@@ -788,12 +788,8 @@ def probe_index_copies(lab: Lab) -> None:
             data[52:56] = (0x7FFFFFF0).to_bytes(4, "little")  # the entry point, out of range
             target.write_bytes(bytes(data))
         else:
-            target = meta.parent / "cues.npz"
-            with np.load(target) as saved:
-                arrays = {key: saved[key] for key in saved.files}
-            arrays["live"] = np.zeros_like(arrays["live"])
-            with open(target, "wb") as handle:
-                np.savez(handle, **arrays)
+            target = meta.parent / "cues.live.npy"  # one file per array since format 4
+            np.save(target, np.zeros_like(np.load(target)), allow_pickle=False)
         done = subprocess.run([MRAGENT, "recall", question, "--ns", ns], env=env,
                               capture_output=True, text=True)  # fmt: skip
         lab.record(
