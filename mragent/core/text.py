@@ -3,8 +3,14 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 
-WORD = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+)?")
+import regex
+
+# A word is a run of letters, marks and digits in any script ("Vardø", "Zürich's",
+# "これは日本語です", "रूसी"), with its apostrophe suffixes. The stdlib's ``re`` has no
+# class for combining marks, which Devanagari and other scripts need inside a word.
+WORD = regex.compile(r"[\p{L}\p{N}][\p{L}\p{M}\p{N}]*(?:['’][\p{L}\p{M}]+)?")
 
 STOPWORDS = frozenset(
     """
@@ -21,9 +27,18 @@ must new well
 )
 
 
+_MARKS = regex.compile(r"\p{Mn}+")
+
+
+def fold(text: str) -> str:
+    """Lowercase, without the accents a query may leave out ("José" and "Jose" are one
+    word): compatibility decomposition, then nonspacing marks dropped."""
+    return _MARKS.sub("", unicodedata.normalize("NFKD", text.lower()))
+
+
 def words(text: str) -> list[str]:
-    """Lowercase word tokens."""
-    return [w.lower() for w in WORD.findall(text)]
+    """Folded word tokens (see :func:`fold`)."""
+    return WORD.findall(fold(text))
 
 
 _PLAIN = re.compile(r"[a-z0-9]+")

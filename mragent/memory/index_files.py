@@ -72,8 +72,8 @@ from mragent.core.retrieval.sparse_index import SparseIndex
 from mragent.memory.keyfile import load_key, make_key
 from mragent.memory.live_index import LiveIndex
 
-FORMAT = 4  # 2: the passage vectors' HNSW index; 3: signed, tied to the purge version;
-# 4: one .npy file per array, memory-mapped at load
+FORMAT = 5  # 2: the passage vectors' HNSW index; 3: signed, tied to the purge version;
+# 4: one .npy file per array, memory-mapped at load; 5: words of every script
 SAVE_AFTER = 500  # rows applied since the last copy that make a new one worth writing
 SEAL = "seal"
 LOG = logging.getLogger(__name__)
