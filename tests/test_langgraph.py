@@ -22,7 +22,7 @@ optional_package("langgraph.store.base", "langgraph")
 from langgraph.graph import END, START, StateGraph  # noqa: E402
 from langgraph.store.base import BaseStore, InvalidNamespaceError, PutOp  # noqa: E402
 
-from mragent.integrations.langgraph import MragentStore  # noqa: E402
+from mragent.integrations.langgraph import MAX_CONTENT, MragentStore  # noqa: E402
 
 ANA = ("users", "ana")
 PIZZA = {"text": "Ana likes pizza from Napoli.", "kind": "food", "stars": 5}
@@ -170,6 +170,27 @@ def test_filters_limits_offsets_and_namespaces(store: GraphStore, ns: str) -> No
         ("users", "ana", "films"),
     ]
     assert memory.list_namespaces(limit=1, offset=1) == [("users", "ana")]
+
+
+def test_a_query_search_pages_through_every_item_under_the_prefix(
+    store: GraphStore, ns: str
+) -> None:
+    memory = MragentStore(open_memory(ns, principal="human:ana", store=store))
+    films = ("users", "ana", "films")
+    count = MAX_CONTENT + 5  # more than one reconstruction hands back
+    for i in range(count):
+        memory.put(films, f"film-{i}", {"text": f"Ana watched film number {i}.", "n": i})
+    memory.put(("users", "bob"), "film", {"text": "Bob watched film number 3."})
+    query = "Which film did Ana watch?"
+    every = memory.search(films, query=query, limit=count + 10)
+    assert sorted(i.key for i in every) == sorted(f"film-{i}" for i in range(count))
+    scored = [i for i in every if i.score is not None]
+    assert 0 < len(scored) <= MAX_CONTENT and every[: len(scored)] == scored  # reached first
+    pages = [memory.search(films, query=query, limit=10, offset=o) for o in (0, 10, 20)]
+    assert [len(page) for page in pages] == [10, 10, 5]
+    assert [i.key for page in pages for i in page] == [i.key for i in every]
+    odd = memory.search(films, query=query, filter={"n": {"$gte": count - 2}}, limit=5)
+    assert sorted(i.key for i in odd) == [f"film-{count - 2}", f"film-{count - 1}"]
 
 
 def test_a_dotted_filter_key_reaches_a_nested_field(store: GraphStore, ns: str) -> None:

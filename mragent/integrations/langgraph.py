@@ -28,8 +28,10 @@ Who writes is the session's authenticated principal, so:
   search; an agent forgets only what it wrote. A later ``put`` of the identical
   value at that address is refused unless the store was built ``readmit=True``;
 * ``search(query=...)`` is a reconstruction (cue search, traversal, rerank) and
-  each item's ``score`` is the memory's final score; without a query it lists the
-  items under the prefix, newest first. ``filter``, ``limit`` and ``offset``
+  each item's ``score`` is the memory's final score; the items under the prefix it
+  did not reach follow, newest first and without a score, so that ``limit`` and
+  ``offset`` page through every item as in LangGraph's own stores. Without a
+  query it lists the items under the prefix, newest first. ``filter``, ``limit`` and ``offset``
   apply as LangGraph defines them, after the read view.
 
 Every item is indexed (the memory graph holds every memory), so ``index=`` is
@@ -158,17 +160,25 @@ class MragentStore(BaseStore):
         _check_labels(op.namespace_prefix)
         prefix = source_prefix(op.namespace_prefix)
         wanted = op.offset + op.limit
-        if op.query:
-            found = self._reconstruct(op.query, prefix, wanted)
-        else:
-            listed = self.session.by_source(prefix, include_pending=self.include_pending)
-            newest = sorted(_current(listed).values(), key=lambda s: (-s.recorded_at, s.source))
-            found = [(s, None) for s in newest]
+        found = self._reconstruct(op.query, prefix, wanted) if op.query else []
         kept = [
             _item(s, SearchItem, score)
             for s, score in found
             if op.filter is None or matches(item_value(s.text), op.filter)
         ]
+        if len(kept) < wanted:
+            # LangGraph's stores rank every item under the prefix, so a page is short
+            # only at the end: the items the reconstruction did not reach follow,
+            # newest first, without a score.
+            reached = {s.source for s, _ in found}
+            listed = self.session.by_source(prefix, include_pending=self.include_pending)
+            newest = sorted(_current(listed).values(), key=lambda s: (-s.recorded_at, s.source))
+            kept += [
+                _item(s, SearchItem, None)
+                for s in newest
+                if s.source not in reached
+                and (op.filter is None or matches(item_value(s.text), op.filter))
+            ][: wanted - len(kept)]
         return kept[op.offset : wanted]
 
     def _list_namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
