@@ -8,6 +8,9 @@ Skips without the ``langgraph`` extra, unless ``MRAGENT_REQUIRE_BACKENDS`` names
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any, TypedDict
 
 import pytest
@@ -236,3 +239,40 @@ def test_the_async_surface_and_the_namespace_rules(store: GraphStore, ns: str) -
         memory.put(("langgraph",), "k", {"x": 1})
     with pytest.raises(NotImplementedError, match="TTL"):
         memory.put(ANA, "k", {"x": 1}, ttl=5)
+
+
+SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "langgraph_store_tests.py"
+UPSTREAM_STYLE_TEST = """
+from langgraph.store.memory import InMemoryStore
+
+
+def test_a_put_is_read_back_and_found() -> None:
+    store = InMemoryStore()
+    store.put(("users", "ana"), "food", {"text": "Ana likes pizza from Napoli."})
+    assert store.get(("users", "ana"), "food").value["text"].startswith("Ana likes")
+    assert [i.key for i in store.search(("users",), query="pizza")] == ["food"]
+    assert type(store).__mro__[1].__name__ == "MragentStore"
+"""
+
+
+def test_the_upstream_test_runner_binds_in_memory_store_to_ours(
+    tmp_path: Path, falkordb_url: str
+) -> None:
+    tests = tmp_path / "libs" / "checkpoint" / "tests"
+    tests.mkdir(parents=True)
+    (tests / "test_store.py").write_text(UPSTREAM_STYLE_TEST)
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), str(tmp_path), "--db", falkordb_url, "-q"],
+        capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert "1 passed" in done.stdout
+
+
+def test_the_upstream_test_runner_names_a_checkout_without_the_tests(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), str(tmp_path)],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert f"{tmp_path}/libs/checkpoint/tests/test_store.py: no such file" in done.stderr
