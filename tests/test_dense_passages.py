@@ -195,3 +195,21 @@ def test_only_a_large_full_build_inserts_on_several_threads(tmp_path: Path) -> N
         cues.hnsw.save_index(str(tmp_path / f"{n}.bin"))
         graphs.append((tmp_path / f"{n}.bin").read_bytes())
     assert graphs[0] == graphs[1] == graphs[2]
+
+
+def test_vectors_read_back_follow_every_write_and_stay_bounded(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from mragent.core.retrieval import passage_dense
+
+    monkeypatch.setattr(passage_dense, "VECTOR_CACHE_BYTES", 3 * 4 * 8)  # three 8-d rows
+    dense = passage_dense.DensePassages(8)
+    unit = np.eye(8, dtype=np.float32)
+    dense.add([(slot, unit[slot].tolist(), f"c{slot}") for slot in range(6)])
+    assert np.array_equal(dense.vectors(np.arange(6)), unit[:6])
+    assert np.array_equal(dense.vectors(np.array([4, 4, 1])), unit[[4, 4, 1]])
+    dense.add([(4, unit[7].tolist(), "c4")])  # a corrected content's new vector
+    assert np.array_equal(dense.vectors(np.array([4])), unit[[7]])
+    dense.clear(1)  # forgotten: no vector any more
+    assert not dense.vectors(np.array([1])).any()
+    assert len(dense._kept) <= 3

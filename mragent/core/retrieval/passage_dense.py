@@ -46,6 +46,10 @@ from mragent.core.retrieval.sparse_index import SparseHits
 
 _GROW = 1.5
 FUSED_BM25 = 2 * DENSE_CANDIDATES  # BM25's best passages fused with the dense hits
+# Passage vectors read back are kept, up to this many bytes: hnswlib's get_items costs
+# about 20 us a row (a multi-round question reads a hundred or so), a kept row one
+# dictionary lookup. The HNSW index stays the one full copy.
+VECTOR_CACHE_BYTES = 64 * 2**20
 
 
 class DensePassages:
@@ -60,6 +64,8 @@ class DensePassages:
         self.dimension = dimension
         self.present = np.zeros(0, dtype=bool)
         self.hnsw = new_hnsw(max(1, dimension))
+        self._kept: dict[int, np.ndarray] = {}  # slot -> its vector as stored, oldest first
+        self._kept_max = max(1, VECTOR_CACHE_BYTES // (4 * max(1, dimension)))
 
     def __len__(self) -> int:
         return int(np.count_nonzero(self.present))
@@ -82,6 +88,7 @@ class DensePassages:
                 f"the namespace's embedder stamps {self.dimension}"
             )
         labels = np.asarray([slot for slot, _, _ in rows])
+        self._forget_kept(labels.tolist())
         self._reserve(int(labels.max()) + 1)
         # hnswlib updates a known label in place (and unmarks it if it was deleted).
         self.hnsw.add_items(matrix, labels, num_threads=insert_threads(len(labels), bulk))
@@ -95,15 +102,31 @@ class DensePassages:
         if not size or not len(slots):
             return out
         held = np.flatnonzero((slots < size) & self.present[np.minimum(slots, size - 1)])
-        if len(held):
-            out[held] = np.asarray(self.hnsw.get_items(slots[held], return_type="numpy"))
+        if not len(held):
+            return out
+        wanted = slots[held].tolist()
+        kept = {slot: self._kept[slot] for slot in wanted if slot in self._kept}
+        missing = list(dict.fromkeys(slot for slot in wanted if slot not in kept))
+        if missing:
+            read = np.asarray(self.hnsw.get_items(missing, return_type="numpy"), np.float32)
+            fresh = {slot: row.copy() for slot, row in zip(missing, read, strict=True)}
+            kept.update(fresh)
+            self._kept.update(fresh)
+            while len(self._kept) > self._kept_max:
+                del self._kept[next(iter(self._kept))]
+        out[held] = np.stack([kept[slot] for slot in wanted])
         return out
 
     def clear(self, slot: int) -> None:
         """Remove the vector of ``slot`` (a forgotten or purged content)."""
+        self._forget_kept([slot])
         if slot < len(self.present) and self.present[slot]:
             self.present[slot] = False
             self.hnsw.mark_deleted(slot)
+
+    def _forget_kept(self, slots: list[int]) -> None:
+        for slot in slots:
+            self._kept.pop(slot, None)
 
     def _reserve(self, size: int) -> None:
         reserve_hnsw(self.hnsw, size)
