@@ -31,8 +31,8 @@ Who writes is the session's authenticated principal, so:
   each item's ``score`` is the memory's final score; the items under the prefix it
   did not reach follow, newest first and without a score, so that ``limit`` and
   ``offset`` page through every item as in LangGraph's own stores. Without a
-  query it lists the items under the prefix, newest first. ``filter``, ``limit`` and ``offset``
-  apply as LangGraph defines them, after the read view.
+  query it lists the items under the prefix, newest first. ``filter``, ``limit``
+  and ``offset`` apply as LangGraph defines them, after the read view.
 
 Every item is indexed (the memory graph holds every memory), so ``index=`` is
 accepted and ignored; TTLs are not supported.
@@ -160,12 +160,12 @@ class MragentStore(BaseStore):
         _check_labels(op.namespace_prefix)
         prefix = source_prefix(op.namespace_prefix)
         wanted = op.offset + op.limit
+
+        def passes(sourced: Sourced) -> bool:
+            return op.filter is None or matches(item_value(sourced.text), op.filter)
+
         found = self._reconstruct(op.query, prefix, wanted) if op.query else []
-        kept = [
-            _item(s, SearchItem, score)
-            for s, score in found
-            if op.filter is None or matches(item_value(s.text), op.filter)
-        ]
+        kept = [_item(s, SearchItem, score) for s, score in found if passes(s)]
         if len(kept) < wanted:
             # LangGraph's stores rank every item under the prefix, so a page is short
             # only at the end: the items the reconstruction did not reach follow,
@@ -173,12 +173,8 @@ class MragentStore(BaseStore):
             reached = {s.source for s, _ in found}
             listed = self.session.by_source(prefix, include_pending=self.include_pending)
             newest = sorted(_current(listed).values(), key=lambda s: (-s.recorded_at, s.source))
-            kept += [
-                _item(s, SearchItem, None)
-                for s in newest
-                if s.source not in reached
-                and (op.filter is None or matches(item_value(s.text), op.filter))
-            ][: wanted - len(kept)]
+            rest = [s for s in newest if s.source not in reached and passes(s)]
+            kept += [_item(s, SearchItem, None) for s in rest[: wanted - len(kept)]]
         return kept[op.offset : wanted]
 
     def _list_namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
