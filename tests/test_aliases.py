@@ -208,6 +208,31 @@ def test_no_tag_gets_more_than_the_cap_of_aliases_from_one_write() -> None:
     }
 
 
+def test_a_write_is_sent_back_few_of_a_surname_many_share(store: GraphStore) -> None:
+    # Six Smiths and two Joneses stored: a surname's lookup returns all of a few and
+    # MAX_LONGER + 1 of many (enough to tell them apart), so a write's cost does not
+    # grow with the people of a common surname.
+    smiths = [f"{first} Smith" for first in ("John", "Anna", "Maria", "Peter", "Susan", "Carl")]
+    joneses = ["Ada Jones", "Tom Jones"]
+    contents = [
+        {"id": f"p{i}", "title": name, "tags": [name], "cues": [], "text": f"{name} lived."}
+        for i, name in enumerate([*smiths, *joneses, "Smith", "Jones"])
+    ]
+    ns = f"alias-{uuid.uuid4().hex[:8]}"
+    ingest(store, parse_corpus({"contents": contents}), ns)
+    try:
+        params = {"ns": ns, "scope": DEFAULT_SCOPE, "cap": MAX_LONGER + 1}
+        rows = store.run("tag_alias_people", {**params, "tails": ["jones", "smith"]})
+        names = [row["name"] for row in rows]
+        assert sorted(n for n in names if n.endswith("Jones")) == joneses
+        assert len([n for n in names if n.endswith("Smith")]) == MAX_LONGER + 1
+        linked = _links(store, ns)
+        assert {("Ada Jones", "Jones"), ("Jones", "Tom Jones")} <= set(linked)
+        assert not any("Smith" in pair for pair in linked)  # too many to name one
+    finally:
+        store.run("delete_namespace", {"ns": ns})
+
+
 def _links(store: GraphStore, ns: str) -> dict[tuple[str, str], float]:
     return {(r["src"], r["dst"]): r["similarity"] for r in store.run("tag_aliases", {"ns": ns})}
 

@@ -15,8 +15,9 @@ restored forget, import), and a re-embedded namespace re-measures every alias
 loses its last content is deleted with its edges (``memory_prune_tags``), aliases
 included, and a tag that keeps contents still names what its alias names.
 
-The cost follows the write: three index lookups and one vector fetch per chunk of
-names, never a pass over the namespace.
+The cost follows the write: two index lookups and one vector fetch per chunk of
+names, never a pass over the namespace; a surname shared by many people sends back
+:data:`~mragent.core.aliases.MAX_LONGER` + 1 of them, not all.
 """
 
 from __future__ import annotations
@@ -106,18 +107,24 @@ def candidate_pairs(written: Sequence[str], found: dict[str, NameKeys]) -> set[t
 
 def _pairs(store: GraphStore, ns: str, scope: str, names: list[str]) -> set[tuple[str, str]]:
     keys = {name: name_keys(name) for name in names}
-    akeys = {k.akey for k in keys.values() if k.akey}
     tails = {k.tail for k in keys.values() if k.tail}
-    shorts = {k.akey for k in keys.values() if k.short}
     params = {
         "ns": ns,
         "scope": scope,
-        "keys": sorted(akeys | tails),
-        "tails": sorted(tails | shorts),
+        "keys": sorted({k.akey for k in keys.values() if k.akey} | tails),
     }
-    rows = store.run("tag_alias_candidates", params)
-    found = {row["name"]: name_keys(row["name"]) for row in rows}
-    found.update((name, keys[name]) for name in names)
+    found = {
+        row["name"]: name_keys(row["name"]) for row in store.run("tag_alias_candidates", params)
+    }
+    found.update(keys)
+    # A surname is looked up only where a one-word tag may stand for it: the write's
+    # own short names, and the write's people whose surname a found tag spells alone.
+    alone = {k.akey for k in found.values() if k.short}
+    wanted = {k.akey for k in keys.values() if k.short} | (tails & alone)
+    if wanted:
+        people = {"ns": ns, "scope": scope, "tails": sorted(wanted), "cap": MAX_LONGER + 1}
+        for row in store.run("tag_alias_people", people):
+            found.setdefault(row["name"], name_keys(row["name"]))
     return candidate_pairs(names, found)
 
 
