@@ -290,20 +290,32 @@ PRESETS: dict[str, Genome] = {
     "wide": Genome(
         cueK=12, efSearch=256, traversalDepth=4, tagFanout=8, pruneThreshold=0.0, maxContent=20
     ),
-    # The default of a namespace stamped with a real model (default_genome): two rounds,
-    # relevance mostly from the passage embedding, final order by value alone, and
-    # abstention by coverage alone (a question's names are often not spelled in the
-    # passages that answer it). Chosen on the MuSiQue-100 training split with e5-small
-    # (benchmarks/results/quality.md); two contents hand on, not three: the same
-    # training R@2 and R@5 (R@10 higher) with fewer cues for the second round to enter.
+    # The default of a namespace stamped with a real model (default_genome): the gate's
+    # winner of evolution/musique-e5.toml, chosen on the MuSiQue-100 training half with
+    # e5-small (benchmarks/results/quality.md): two rounds, one hop from the entry
+    # cues, the 20 nearest passages as the pool, one content handing on, aliases
+    # walked, relevance mostly from the passage embedding. Its abstention genes are
+    # the earlier preset's (coverage alone: a question's names are often not spelled
+    # in the passages that answer it): that search had no unanswerable question to
+    # weigh them by.
     "real-model": Genome(
-        hybridAlpha=0.8,
-        tagFanout=8,
-        graphWeight=0.0,
-        bridgeWeight=0.0,
+        cueK=8,
+        efSearch=20,
+        hybridAlpha=0.875,
+        traversalDepth=1,
+        tagFanout=5,
+        pruneThreshold=0.555,
+        maxContent=13,
+        rerank=Rerank.NONE,
+        passageWeight=1.676,
+        bridgeWeight=0.669,
+        graphWeight=0.996,
         rounds=2,
-        roundCues=2,
-        roundDecay=0.7,
+        roundCues=1,
+        roundDecay=0.635,
+        damping=0.72,
+        aliasThreshold=0.867,
+        aliasWeight=0.293,
         abstainNames=0.0,
     ),
 }
