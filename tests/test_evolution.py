@@ -36,7 +36,7 @@ from mragent.evolution.gate import candidates, evaluations_to_gate, judge
 from mragent.evolution.latency import LatencyCheck
 from mragent.evolution.proposer import ProposalContext
 from mragent.evolution.random_search import random_search
-from mragent.evolution.report import REPORT_JSON, REPORT_MD, write_reports
+from mragent.evolution.report import REPORT_JSON, REPORT_MD, build_report, write_reports
 from mragent.evolution.run import (
     EXIT_GATE_FAILED,
     EvolveOptions,
@@ -462,6 +462,37 @@ def test_real_run_is_reproducible_and_reports(
     assert report["logbook"][-1]["gen"] == 3 and report["corpus"]["sha256"]
     assert len(report["archive"]) == len(first.study.trials)
     assert "Gate passed" in (tmp_path / "a" / REPORT_MD).read_text()
+
+
+def test_a_chosen_baseline_starts_the_search_and_the_presets_can_stay_out(
+    falkor: GraphStore, corpus_path: Path, tmp_path: Path
+) -> None:
+    chosen = _run(falkor, corpus_path, tmp_path / "a", generations=1, baseline="deep")
+    assert chosen.study.baseline_trial.genome == PRESETS["deep"]
+    assert chosen.study.trials[0].origin == "baseline"
+    # The other presets (as the searched genes see them) seed the first generation.
+    assert sum(t.origin == "seed" for t in chosen.study.trials) == len(PRESETS) - 1
+    held = chosen.held_out  # judged against the chosen baseline, not the default
+    assert held is not None
+    memory = MemoryReader(falkor, "evolve-test")
+    deep, default = (
+        evaluate_genome(memory, held.questions, g) for g in (PRESETS["deep"], Genome())
+    )
+    assert held.baseline.work == deep.work != default.work
+    report = build_report(chosen)
+    assert report["baseline"]["source"] == "deep"
+    assert report["baseline"]["genome"] == PRESETS["deep"].to_json_dict()
+
+    alone = _run(
+        falkor, corpus_path, tmp_path / "b", generations=1, baseline="deep", preset_seeds=False
+    )
+    assert not any(t.origin == "seed" for t in alone.study.trials)
+    assert build_report(alone)["baseline"]["preset_seeds"] is False
+
+
+def test_a_baseline_that_is_no_genome_is_refused_before_anything_runs(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="neither a preset"):
+        EvolveOptions(corpus_path=tmp_path / "c.json", ns="x", baseline="no-such-genome")
 
 
 BLEND = ("passageWeight", "bridgeWeight", "graphWeight")

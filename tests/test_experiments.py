@@ -76,6 +76,8 @@ def test_published_results_belong_to_their_experiment(path: Path) -> None:
         ('[data]\ndataset = "musique"\n', "data.path"),
         ("[search]\nscreen_share = 1.5\n", "search.screen_share"),
         ("[search]\ntpe_proposals = -1\n", "search.tpe_proposals"),
+        ('[search]\nbaseline = "no-such-genome"\n', "search.baseline"),
+        ('[search]\npreset_seeds = "no"\n', "search.preset_seeds"),
     ],
 )
 def test_a_bad_experiment_names_its_file_and_key(tmp_path: Path, text: str, key: str) -> None:

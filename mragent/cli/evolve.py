@@ -22,6 +22,7 @@ from mragent.cli.common import (
 )
 from mragent.cli.evolve_options import (
     EXIT_INTERRUPTED,
+    BaselineOption,
     CompareOption,
     CompareSeedsOption,
     ExperimentOption,
@@ -33,6 +34,7 @@ from mragent.cli.evolve_options import (
     OptunaStorageOption,
     OutOption,
     PopulationOption,
+    PresetSeedsOption,
     RacingMarginOption,
     ResumeOption,
     RetimeRepeatsOption,
@@ -62,7 +64,7 @@ from mragent.cli.questions import (
 )
 from mragent.core.embedding.cache import cached
 from mragent.core.errors import ConfigError
-from mragent.core.genome import GeneSet
+from mragent.core.genome import GeneSet, load_genome
 from mragent.core.store import open_store
 from mragent.core.view import ReadView
 from mragent.evolution.checkpoint import checkpoint_path
@@ -121,6 +123,8 @@ def evolve_command(
     racing_margin: RacingMarginOption = DEFAULT_MARGIN,
     tpe: TpeOption = None,
     unanswerable: UnanswerableOption = 0,
+    baseline: BaselineOption = None,
+    preset_seeds: PresetSeedsOption = True,
     experiment: ExperimentOption = None,
     as_json: JsonOption = False,
     embedder: EmbedderOption = None,
@@ -162,9 +166,12 @@ def evolve_command(
                 exp.compare_seeds,
             )
             time_cap, tpe, unanswerable = exp.time_cap_s, exp.tpe_proposals, exp.unanswerable
+            baseline, preset_seeds = exp.baseline, exp.preset_seeds
             retime_repeats = exp.retime_repeats or retime_repeats
             if not _given(ctx, "out_dir"):
                 out_dir = exp.results_dir
+        if baseline is not None:
+            _check_baseline(baseline)
         granted_view(None, ReadView())  # the caller reads the shared scope
         who = corpus_writer(None)
         chosen_objective = objective_for(objective, dataset.value if dataset else None)
@@ -199,6 +206,8 @@ def evolve_command(
                 racing_margin=racing_margin,
                 tpe_proposals=default_proposals(population) if tpe is None else tpe,
                 unanswerable=unanswerable,
+                baseline=baseline,
+                preset_seeds=preset_seeds,
             )
             run = _run_with_progress(store, data, options, who, model)
         # An experiment on a public dataset publishes no text of it (answers, pages).
@@ -221,7 +230,7 @@ _EXPERIMENT_SETS = (
     "corpus", "dataset", "path", "db", "generations", "population", "seed", "split",
     "workers", "compare", "compare_seeds", "objective", "genes", "max_depth", "time_cap",
     "retime_repeats", "selection", "screen", "racing_margin", "embedder", "tpe",
-    "unanswerable",
+    "unanswerable", "baseline", "preset_seeds",
 )  # fmt: skip
 """The options an experiment file replaces."""
 
@@ -244,6 +253,18 @@ def _refuse_overridden(ctx: typer.Context, exp: Experiment) -> None:
     if clash:
         option = "--" + clash[0].replace("_", "-")
         raise ConfigError(f"{option}: set by the experiment {exp.path}; edit the file instead")
+
+
+def _check_baseline(spec: str) -> None:
+    """Fail on a baseline that is no genome before anything is ingested.
+
+    Raises:
+        ConfigError: naming ``--baseline``.
+    """
+    try:
+        load_genome(spec)
+    except ConfigError as exc:
+        raise ConfigError(f"--baseline: {exc}") from None
 
 
 def _train_count(data: Corpus, split: str, seed: int) -> int:

@@ -207,6 +207,25 @@ ExperimentOption = Annotated[
         "settings cannot be combined with the options they replace.",
     ),
 ]
+BaselineOption = Annotated[
+    str | None,
+    typer.Option(
+        "--baseline",
+        metavar="GENOME",
+        help="The genome the search starts from and the gate judges against: a preset "
+        "name (mragent genome list) or a genome or report JSON file. Default: the "
+        "namespace's default (real-model on a real model's vectors, else default).",
+    ),
+]
+PresetSeedsOption = Annotated[
+    bool,
+    typer.Option(
+        "--preset-seeds/--no-preset-seeds",
+        help="Seed the first generation with the other presets beside the baseline "
+        "(--no-preset-seeds: the baseline and random genomes only, so nothing tuned "
+        "elsewhere enters the search).",
+    ),
+]
 RetimeRepeatsOption = Annotated[
     int,
     typer.Option(

@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from mragent.core.errors import ConfigError
-from mragent.core.genome import GENE_SETS, GeneSet, narrowed_genes
+from mragent.core.genome import GENE_SETS, PRESETS, GeneSet, load_genome, narrowed_genes
 from mragent.evolution.fidelity import DEFAULT_MARGIN
 from mragent.evolution.objectives import ACCURACY, RECALL
 from mragent.evolution.study import SELECTIONS
@@ -76,6 +76,8 @@ _SCHEMA: dict[str, dict[str, type | tuple[type, ...]]] = {
         "compare_seeds": int,
         "tpe_proposals": int,
         "unanswerable": int,
+        "baseline": str,
+        "preset_seeds": bool,
     },
     "constraints": {"time_cap_s": (float, int), "retime_repeats": int},
     "genes": {"ranges": dict},
@@ -113,6 +115,9 @@ class Experiment:
             half the population, as the command's).
         unanswerable: Unanswerable variants built (0: none; with some, abstention
             is an objective and false abstention a constraint).
+        baseline: The genome the search starts from (a preset name, or a genome
+            file relative to the experiment; None: the namespace's default).
+        preset_seeds: Whether the other presets seed the first generation.
         time_cap_s: Per-genome time cap (None: none).
         retime_repeats: Repeats of the latency re-timing (None: the default).
         title: A one-line title for the results.
@@ -140,6 +145,8 @@ class Experiment:
     compare_seeds: int
     tpe_proposals: int
     unanswerable: int
+    baseline: str | None
+    preset_seeds: bool
     time_cap_s: float | None
     retime_repeats: int | None
     title: str
@@ -196,6 +203,18 @@ def _data_file(path: Path, root: Path, value: str | None) -> Path | None:
         return None
     given = Path(value)
     return given if given.is_absolute() else Path(os.path.normpath(root / given))
+
+
+def _baseline(path: Path, value: str | None) -> str | None:
+    """The baseline genome's spec: a preset name as is, a file beside the experiment."""
+    if value is None:
+        return None
+    spec = value if value in PRESETS else str(_data_file(path, path.parent, value))
+    try:
+        load_genome(spec)
+    except ConfigError as exc:
+        raise _fail(path, "search.baseline", str(exc)) from None
+    return spec
 
 
 def load_experiment(path: Path) -> Experiment:
@@ -267,6 +286,8 @@ def load_experiment(path: Path) -> Experiment:
         compare_seeds=search.get("compare_seeds", 8),
         tpe_proposals=search.get("tpe_proposals", default_proposals(search.get("population", 16))),
         unanswerable=search.get("unanswerable", 0),
+        baseline=_baseline(path, search.get("baseline")),
+        preset_seeds=search.get("preset_seeds", True),
         time_cap_s=None if "time_cap_s" not in constraints else float(constraints["time_cap_s"]),
         retime_repeats=constraints.get("retime_repeats"),
         title=tables.get("about", {}).get("title", path.stem),

@@ -88,7 +88,11 @@ def build_report(run: EvolveRun) -> dict[str, Any]:
     report: dict[str, Any] = {
         "format": "mragent-evolve-report/1",
         "gate": {**gate.to_dict(), "exit_code": run.exit_code},
-        "baseline": _side(base, held.baseline if held else None),
+        "baseline": {
+            **_side(base, held.baseline if held else None),
+            "source": run.options.baseline_label,
+            "preset_seeds": run.options.preset_seeds,
+        },
         "evolved": evolved,
         "best_found": _side(best, held.variant if held and best == run.chosen else None),
         "held_out": _held_out_section(held, gate.winner is not None) if held else None,

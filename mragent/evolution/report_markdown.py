@@ -77,7 +77,7 @@ def _summary(run: EvolveRun, report: dict[str, Any]) -> list[str]:
     quality = " and ".join(objectives.quality)
     verdict = (
         f"**Gate passed** on {' and '.join(gate.claims)}: trial #{run.chosen.number} replaces "
-        "the default genome (exit 0)."
+        "the baseline genome (exit 0)."
         if gate.passed
         else f"**Gate not passed**: no variant kept {quality} while gaining 5 points in "
         f"{'one of them' if len(objectives.quality) > 1 else 'it'} or cutting work 20% "
@@ -106,7 +106,16 @@ def _summary(run: EvolveRun, report: dict[str, Any]) -> list[str]:
         "Objectives: "
         + ", ".join(f"{name} ({way})" for name, way in objectives.directions().items())
         + f"{search_space}{cap}.",
+        "",
+        f"Baseline: {_baseline(run)}"
+        + ("." if run.options.preset_seeds else "; the other presets do not seed the search."),
     ]
+
+
+def _baseline(run: EvolveRun) -> str:
+    """The baseline's name, code-quoted unless it is the namespace's default."""
+    label = run.options.baseline_label
+    return label if run.options.baseline is None else f"`{label}`"
 
 
 def _training(run: EvolveRun, label: str) -> list[str]:

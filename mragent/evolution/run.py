@@ -17,7 +17,15 @@ from mragent.apps.unanswerable import Variant, sample_variants, variant_namespac
 from mragent.core.corpus import Corpus, Question
 from mragent.core.embedding import Embedder
 from mragent.core.errors import ConfigError
-from mragent.core.genome import GENE_SETS, PRESETS, GeneSet, GeneSpec, Genome, narrowed_genes
+from mragent.core.genome import (
+    GENE_SETS,
+    PRESETS,
+    GeneSet,
+    GeneSpec,
+    Genome,
+    load_genome,
+    narrowed_genes,
+)
 from mragent.core.store.base import GraphStore
 from mragent.evolution.checkpoint import checkpoint_path, load_checkpoint, save_checkpoint
 from mragent.evolution.compare import Comparison, compare_searches
@@ -85,6 +93,10 @@ class EvolveOptions:
             (:mod:`mragent.apps.unanswerable`). With some, abstention on them is an
             objective and false abstention on the answerable ones a constraint
             (:attr:`objective_set`).
+        baseline: The genome the search starts from and the gate judges against: a
+            preset name or a genome or report file (None: the namespace's default).
+        preset_seeds: Whether the other presets seed the first generation beside
+            the baseline (False: the baseline and random genomes only).
     """
 
     corpus_path: Path
@@ -111,6 +123,8 @@ class EvolveOptions:
     racing_margin: float = DEFAULT_MARGIN
     tpe_proposals: int = 0
     unanswerable: int = 0
+    baseline: str | None = None
+    preset_seeds: bool = True
 
     def __post_init__(self) -> None:
         if self.unanswerable < 0:
@@ -136,11 +150,25 @@ class EvolveOptions:
                 f"unknown selection {self.selection!r} (one of {', '.join(SELECTIONS)})"
             )
         self.racing()  # ValueError on a bad share or margin
+        if self.baseline is not None:
+            load_genome(self.baseline)  # ConfigError naming the preset or file
 
     @property
     def objective_set(self) -> str:
         """The objective set searched: :attr:`objective`, plus abstention with variants."""
         return f"{self.objective}+{ABSTENTION}" if self.unanswerable else self.objective
+
+    def baseline_genome(self, namespace_default: Genome) -> Genome:
+        """The baseline genome: :attr:`baseline` loaded, else ``namespace_default``."""
+        return namespace_default if self.baseline is None else load_genome(self.baseline)
+
+    @property
+    def baseline_label(self) -> str:
+        """The baseline as reports name it: a preset's name, a file's name, or the
+        namespace's default."""
+        if self.baseline is None:
+            return "the namespace's default"
+        return self.baseline if self.baseline in PRESETS else Path(self.baseline).name
 
     def racing(self) -> Racing | None:
         """The screening rule (None: every genome is evaluated in full)."""
@@ -197,8 +225,11 @@ def file_sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def fingerprint(options: EvolveOptions, sha: str, train: list[Question]) -> dict[str, object]:
-    """What a checkpoint must match to be resumed by this run."""
+def fingerprint(
+    options: EvolveOptions, sha: str, train: list[Question], baseline: Genome
+) -> dict[str, object]:
+    """What a checkpoint must match to be resumed by this run (``baseline``: the
+    genome it starts from)."""
     ids = "\n".join(q.id for q in train).encode()
     stamp: dict[str, object] = {
         "seed": options.seed,
@@ -223,6 +254,10 @@ def fingerprint(options: EvolveOptions, sha: str, train: list[Question]) -> dict
         stamp["tpe_proposals"] = options.tpe_proposals
     if options.unanswerable:
         stamp["unanswerable"] = options.unanswerable
+    if options.baseline is not None:
+        stamp["baseline"] = baseline.to_json_dict()
+    if not options.preset_seeds:
+        stamp["preset_seeds"] = False
     return stamp
 
 
@@ -268,8 +303,8 @@ def run_evolve(
     train, held = _split(corpus, options)
     sha = file_sha256(options.corpus_path)
     memory = MemoryReader(store, options.ns, embedder=embedder)
-    # The namespace's own default: ``real-model`` on a real model's vectors.
-    baseline = memory.default_genome
+    # The namespace's own default (``real-model`` on a real model's vectors) unless asked.
+    baseline = options.baseline_genome(memory.default_genome)
     variants: tuple[Unanswerable | None, Unanswerable | None] = (None, None)
     if options.unanswerable:
         phase(f"the memory without the passages of {options.unanswerable} unanswerable variants")
@@ -280,7 +315,7 @@ def run_evolve(
         train,
         options,
         variants[0],
-        stamp=fingerprint(options, sha, train),
+        stamp=fingerprint(options, sha, train, baseline),
         started=started,
         phase=phase,
         proposer=proposer,
@@ -429,8 +464,8 @@ def new_study(
     *,
     selection: str | None = None,
 ) -> Study:
-    """The (not yet run) study a run makes: the namespace's default as baseline, the
-    other presets as seeds, the run's selection (or ``selection``), racing rule and TPE
+    """The (not yet run) study a run makes: ``baseline``, the other presets as seeds
+    (unless the options leave them out), the run's selection (or ``selection``), racing rule and TPE
     proposals (an explicit ``proposer`` replaces TPE's)."""
     objectives = objectives_named(options.objective_set)
     proposals = 2 if proposer is not None else options.tpe_proposals
@@ -442,7 +477,7 @@ def new_study(
         generations=options.generations,
         seed=seed,
         baseline=baseline,
-        seeds=[g for g in PRESETS.values() if g != baseline],
+        seeds=[g for g in PRESETS.values() if g != baseline] if options.preset_seeds else [],
         proposer=proposer,
         proposals=proposals,
         objectives=objectives,
