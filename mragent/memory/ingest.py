@@ -287,9 +287,9 @@ def _batch(
             batch.refs.append({"tag": tag, "content": key, "weight": weight})
             cue_links[(tag, tag)] = 1.0
         for other in ex.tags[1:]:
-            strength = stats.cooc[(ex.primary, other)] / tag_df[ex.primary]
-            forward = round(strength**0.5 * idf(tag_df[other]), 6)
-            backward = round(BACKWARD_DAMPING * idf(tag_df[ex.primary]), 6)
+            strength = stats.cooc(ex.primary, other) / tag_df(ex.primary)
+            forward = round(strength**0.5 * idf(tag_df(other)), 6)
+            backward = round(BACKWARD_DAMPING * idf(tag_df(ex.primary)), 6)
             tag_links[(ex.primary, other)] = max(tag_links.get((ex.primary, other), 0), forward)
             tag_links[(other, ex.primary)] = max(tag_links.get((other, ex.primary), 0), backward)
         for word in ex.keywords:

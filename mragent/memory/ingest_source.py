@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import math
 import unicodedata
+from array import array
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -34,6 +35,7 @@ from mragent.core.corpus import Content, Corpus, CorpusChecker, Link, Question
 from mragent.core.corpus_stream import CheckedCorpus, checked_contents
 from mragent.core.errors import CorpusError
 from mragent.core.extract import Extraction, ExtractionModel, Extractor
+from mragent.memory.pair_counts import PairCounts
 
 
 def text_hash(text: str) -> str:
@@ -50,19 +52,44 @@ def forget_key(text: str) -> str:
 
 @dataclass
 class CorpusStats:
-    """The corpus-wide counts link weights come from (filled by :meth:`add`)."""
+    """The corpus-wide counts link weights come from (filled by :meth:`add`).
+
+    Tags are numbered as they are first seen, so their co-occurrences are counted
+    as pairs of integers (:class:`PairCounts`), not tuples of strings: at a million
+    contents the pairs were the largest thing an ingest held.
+    """
 
     n: int = 0
-    tag_df: Counter[str] = field(default_factory=Counter)
     kw_df: Counter[str] = field(default_factory=Counter)
-    cooc: Counter[tuple[str, str]] = field(default_factory=Counter)
+    _tag_ids: dict[str, int] = field(default_factory=dict, init=False)
+    _tag_df: array[int] = field(default_factory=lambda: array("q"), init=False)
+    _cooc: PairCounts = field(default_factory=PairCounts, init=False)
 
     def add(self, ex: Extraction) -> None:
         self.n += 1
-        self.tag_df.update(ex.tags)
+        ids = [self._tag_id(tag) for tag in ex.tags]
+        for tag_id in ids:
+            self._tag_df[tag_id] += 1
         self.kw_df.update(ex.keywords)
-        for other in ex.tags[1:]:
-            self.cooc[(ex.primary, other)] += 1
+        primary = self._tag_id(ex.primary)
+        for other in ids[1:]:
+            self._cooc.add(primary, other)
+
+    def tag_df(self, tag: str) -> int:
+        """How many contents carry ``tag``."""
+        tag_id = self._tag_ids.get(tag)
+        return 0 if tag_id is None else self._tag_df[tag_id]
+
+    def cooc(self, primary: str, other: str) -> int:
+        """How many contents have ``primary`` as their primary tag and ``other`` too."""
+        a, b = self._tag_ids.get(primary), self._tag_ids.get(other)
+        return 0 if a is None or b is None else self._cooc.count(a, b)
+
+    def _tag_id(self, tag: str) -> int:
+        tag_id = self._tag_ids.setdefault(tag, len(self._tag_ids))
+        if tag_id == len(self._tag_df):
+            self._tag_df.append(0)
+        return tag_id
 
     def idf(self, df: int) -> float:
         """Specificity in [0, 1]: 1 for a term in one content of many."""

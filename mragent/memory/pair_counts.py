@@ -1,0 +1,68 @@
+"""How often each pair of small integers was seen, in two sorted arrays.
+
+The corpus statistics count how often a content's primary tag appears with each
+of its other tags. A million contents give millions of distinct pairs; as a
+``Counter`` of string tuples they cost about a hundred bytes each, which made
+this counter the largest thing an ingest held. Here a pair is one 64-bit key
+(``a << 32 | b``) and its count another integer: 16 bytes a pair, plus a
+bounded buffer of keys not yet merged.
+"""
+
+from __future__ import annotations
+
+from array import array
+
+import numpy as np
+
+MERGE_EVERY = 1 << 20
+"""Pairs buffered before they are merged into the sorted arrays (8 MB of keys)."""
+
+_LIMIT = 1 << 32
+
+
+class PairCounts:
+    """Counts of ``(a, b)`` pairs of integers in ``[0, 2**32)``.
+
+    Args:
+        merge_every: Pairs buffered between merges (bounds the buffer's memory).
+    """
+
+    def __init__(self, merge_every: int = MERGE_EVERY) -> None:
+        self._keys = np.empty(0, dtype=np.int64)
+        self._counts = np.empty(0, dtype=np.int64)
+        self._pending = array("q")
+        self._merge_every = merge_every
+
+    def add(self, a: int, b: int) -> None:
+        """Count the pair ``(a, b)`` once more."""
+        if not (0 <= a < _LIMIT and 0 <= b < _LIMIT):
+            raise ValueError(f"pair ({a}, {b}) outside [0, 2**32)")
+        self._pending.append(a << 32 | b)
+        if len(self._pending) >= self._merge_every:
+            self._merge()
+
+    def count(self, a: int, b: int) -> int:
+        """How often ``(a, b)`` was added (0 if never)."""
+        self._merge()
+        key = a << 32 | b
+        at = int(np.searchsorted(self._keys, key))
+        found = at < len(self._keys) and int(self._keys[at]) == key
+        return int(self._counts[at]) if found else 0
+
+    def __len__(self) -> int:
+        """Distinct pairs added."""
+        self._merge()
+        return len(self._keys)
+
+    def _merge(self) -> None:
+        """Fold the buffered keys into the sorted arrays (one count each)."""
+        if not self._pending:
+            return
+        fresh = np.array(self._pending, dtype=np.int64)
+        self._pending = array("q")
+        keys = np.concatenate([self._keys, fresh])
+        counts = np.concatenate([self._counts, np.ones(len(fresh), dtype=np.int64)])
+        order = np.argsort(keys, kind="stable")
+        keys, counts = keys[order], counts[order]
+        starts = np.flatnonzero(np.concatenate([[True], keys[1:] != keys[:-1]]))
+        self._keys, self._counts = keys[starts], np.add.reduceat(counts, starts)
