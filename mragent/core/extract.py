@@ -110,19 +110,24 @@ class TitleGazetteer:
     """
 
     def __init__(self, titles: list[str]) -> None:
-        self.forms: dict[tuple[str, ...], list[str]] = {}
+        # A form is its lowercase words joined by spaces (words hold none), and most
+        # name one title: a string and the title itself cost a fifth of a tuple of
+        # words and a list, which matters at a million titles.
+        self.forms: dict[str, str | tuple[str, ...]] = {}
         # The longest form starting with each word: most words start none, and are
         # passed over without a lookup per possible length.
         self.longest: dict[str, int] = {}
         for title in dict.fromkeys(titles):
             for form in {title, _PARENTHETICAL.sub("", title)}:
-                key = tuple(w.lower() for w in WORD.findall(form))
-                if not key or len(key) > MAX_TITLE_WORDS or len("".join(key)) < 3:
+                words = [w.lower() for w in WORD.findall(form)]
+                if not words or len(words) > MAX_TITLE_WORDS or len("".join(words)) < 3:
                     continue
-                if len(key) == 1 and (key[0] in STOPWORDS or key[0].isdigit()):
+                if len(words) == 1 and (words[0] in STOPWORDS or words[0].isdigit()):
                     continue
-                self.forms.setdefault(key, []).append(title)
-                self.longest[key[0]] = max(self.longest.get(key[0], 0), len(key))
+                key = " ".join(words)
+                known = self.forms.get(key)
+                self.forms[key] = title if known is None else (*_titles(known), title)
+                self.longest[words[0]] = max(self.longest.get(words[0], 0), len(words))
 
     def mentions(self, text: str, exclude: str | None = None) -> list[str]:
         """Titles mentioned in ``text`` (longest match first at each position)."""
@@ -133,13 +138,18 @@ class TitleGazetteer:
         while i < len(tokens):
             step = 1
             for n in range(min(self.longest.get(lowered[i], 0), len(tokens) - i), 0, -1):
-                titles = self.forms.get(tuple(lowered[i : i + n]))
+                titles = self.forms.get(" ".join(lowered[i : i + n]))
                 if titles and (n > 1 or tokens[i][0].isupper()):
-                    found.extend(t for t in titles if t != exclude)
+                    found.extend(t for t in _titles(titles) if t != exclude)
                     step = n
                     break
             i += step
         return _dedupe(found)
+
+
+def _titles(known: str | tuple[str, ...]) -> tuple[str, ...]:
+    """The titles a gazetteer form names."""
+    return (known,) if isinstance(known, str) else known
 
 
 @dataclass
