@@ -1,4 +1,5 @@
-"""The compact co-occurrence counter counts exactly what a ``Counter`` of pairs counts."""
+"""The compact co-occurrence counter counts exactly what a ``Counter`` of pairs counts, and
+the name marks an ingest keeps behave as the sets of names they replace."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from collections import Counter
 import pytest
 
 from mragent.core.extract import Extraction
-from mragent.memory.ingest_source import CorpusStats
+from mragent.memory.ingest_source import CorpusStats, NameMarks
 from mragent.memory.pair_counts import PairCounts
 
 
@@ -44,3 +45,15 @@ def test_corpus_stats_count_tags_and_primary_pairs() -> None:
     assert stats.cooc("A", "B") == 2 and stats.cooc("B", "A") == 1
     assert stats.cooc("A", "C") == 1 and stats.cooc("C", "A") == 0
     assert stats.cooc("A", "D") == 0
+
+
+def test_name_marks_hold_counted_tags_by_number_and_other_names_by_value() -> None:
+    stats = CorpusStats()
+    stats.add(Extraction("Paris", ("Paris", "France"), ("capital",)))
+    marks = NameMarks(stats)
+    assert len(marks) == 0 and "Paris" not in marks
+    marks.update(["France", "capital", "France", "Seine"])
+    assert "France" in marks and "capital" in marks and "Seine" in marks
+    assert "Paris" not in marks and 3 not in marks
+    assert len(marks) == 3
+    assert marks.sorted() == ["France", "Seine", "capital"]

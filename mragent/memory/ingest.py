@@ -49,6 +49,7 @@ from mragent.memory.audited import audited
 from mragent.memory.ingest_source import (
     CorpusSource,
     CorpusStats,
+    NameMarks,
     Tombstones,
     forget_key,
     text_hash,
@@ -219,7 +220,7 @@ def content_batch(
 
 
 def _built(
-    source: CorpusSource, stamp: WriteStamp, embedder: Embedder, written: set[str] | None = None
+    source: CorpusSource, stamp: WriteStamp, embedder: Embedder, written: NameMarks | None = None
 ) -> Iterator[GraphRecords]:
     """The source's batches, built and embedded one at a time (pass 3 of a
     :class:`CorpusSource`).
@@ -268,7 +269,7 @@ def _batch(
     stamp: WriteStamp,
     stats: CorpusStats,
     explicit: dict[str, list[Link]],
-    written: set[str] | None,
+    written: NameMarks | None,
 ) -> GraphRecords:
     """One batch: its contents and every node and weighted edge they give rise to."""
     batch = GraphRecords()
@@ -307,12 +308,13 @@ def _add_nodes_and_edges(
     tags: set[str],
     cue_links: dict[tuple[str, str], float],
     tag_links: dict[tuple[str, str], float],
-    written: set[str] | None,
+    written: NameMarks | None,
 ) -> None:
     """Fill in the batch's cues (embedded afterwards; those in ``written`` left out),
     tags (each marked when it is the primary tag of one of the batch's contents) and
     links, in a stable order."""
-    cue_texts = sorted({cue for cue, _ in cue_links}.difference(written or ()))
+    linked = {cue for cue, _ in cue_links}
+    cue_texts = sorted(linked if written is None else (c for c in linked if c not in written))
     if written is not None:
         written.update(cue_texts)
     batch.cues = [{"text": text, "id": new_id()} for text in cue_texts]
@@ -401,21 +403,23 @@ def ingest(
         # One record for the whole ingest: its "after" hash covers every text in order.
         entry = (ns, principal, "ingest", source.name, None, scan.digest, detail)
         with audited(store, audit, *entry), window:
-            cues: set[str] = set()  # every cue text the run links (filled as batches are built)
+            # Every cue text the run links, and every tag it writes (filled as batches are built).
+            cues = NameMarks(source.stats)
             built = _built(source, stamp, embedder, written=cues)
             # Encoded in the worker too: a batch's parameters are megabytes of text.
             batches = (
                 (batch, store.statement(query, _query_params(batch, ns, scope, audit, bulk)))
                 for batch in built
             )
-            tags: set[str] = set()
+            tags = NameMarks(source.stats)
             for done, (batch, statement) in enumerate(_ahead(batches), start=1):
                 store.execute(statement)
                 tags.update(tag["name"] for tag in batch.tags)
                 if progress:
                     progress(done, total)
-            link_aliases(store, ns, scope, tags)
-            rank_touched(store, ns, scope, sorted(tags), sorted(cues))
+            touched = tags.sorted()
+            link_aliases(store, ns, scope, touched)
+            rank_touched(store, ns, scope, touched, cues.sorted())
     return IngestReport(ns, scan.count, total, before, namespace_stats(store, ns), bulk)
 
 

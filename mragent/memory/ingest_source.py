@@ -26,7 +26,7 @@ import math
 import unicodedata
 from array import array
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
@@ -62,6 +62,7 @@ class CorpusStats:
     n: int = 0
     kw_df: Counter[str] = field(default_factory=Counter)
     _tag_ids: dict[str, int] = field(default_factory=dict, init=False)
+    _tag_names: list[str] = field(default_factory=list, init=False)
     _tag_df: array[int] = field(default_factory=lambda: array("q"), init=False)
     _cooc: PairCounts = field(default_factory=PairCounts, init=False)
 
@@ -85,16 +86,73 @@ class CorpusStats:
         a, b = self._tag_ids.get(primary), self._tag_ids.get(other)
         return 0 if a is None or b is None else self._cooc.count(a, b)
 
+    def tag_number(self, tag: str) -> int | None:
+        """The number ``tag`` was given when first counted (None: never counted)."""
+        return self._tag_ids.get(tag)
+
+    def tag_name(self, number: int) -> str:
+        """The tag counted as ``number``."""
+        return self._tag_names[number]
+
+    @property
+    def tags(self) -> int:
+        """How many distinct tags were counted."""
+        return len(self._tag_names)
+
     def _tag_id(self, tag: str) -> int:
         tag_id = self._tag_ids.setdefault(tag, len(self._tag_ids))
         if tag_id == len(self._tag_df):
             self._tag_df.append(0)
+            self._tag_names.append(tag)
         return tag_id
 
     def idf(self, df: int) -> float:
         """Specificity in [0, 1]: 1 for a term in one content of many."""
         max_idf = math.log(1 + self.n)
         return math.log(1 + self.n / df) / max_idf if max_idf else 1.0
+
+
+class NameMarks:
+    """A set of names, most of them tags the corpus statistics counted: a byte per
+    counted tag, and a set for the others (keyword cues, names only an explicit link
+    gives). An ingest keeps two, the tags and the cue texts it wrote; as sets of
+    strings they held a second copy of every name at a million contents.
+
+    Args:
+        stats: The finished statistics (names counted later are kept as others).
+    """
+
+    def __init__(self, stats: CorpusStats) -> None:
+        self._stats = stats
+        self._marks = bytearray(stats.tags)
+        self._others: set[str] = set()
+
+    def add(self, name: str) -> None:
+        """Mark ``name``."""
+        number = self._stats.tag_number(name)
+        if number is None or number >= len(self._marks):
+            self._others.add(name)
+        else:
+            self._marks[number] = 1
+
+    def update(self, names: Iterable[str]) -> None:
+        """Mark every one of ``names``."""
+        for name in names:
+            self.add(name)
+
+    def __contains__(self, name: object) -> bool:
+        number = self._stats.tag_number(name) if isinstance(name, str) else None
+        if number is None or number >= len(self._marks):
+            return name in self._others
+        return bool(self._marks[number])
+
+    def __len__(self) -> int:
+        return self._marks.count(1) + len(self._others)
+
+    def sorted(self) -> list[str]:
+        """The marked names in sorted order."""
+        counted = (self._stats.tag_name(i) for i, mark in enumerate(self._marks) if mark)
+        return sorted([*counted, *self._others])
 
 
 @dataclass(frozen=True)
