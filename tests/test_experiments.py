@@ -13,9 +13,18 @@ from pathlib import Path
 import pytest
 
 from mragent.core.errors import ConfigError
-from mragent.core.genome import GENE_NAMES, GENE_SETS
+from mragent.core.genome import (
+    GENE_NAMES,
+    GENE_SETS,
+    PRESETS,
+    Genome,
+    default_genome,
+    load_genome,
+    narrowed_genes,
+)
 from mragent.core.store.base import GraphStore
-from mragent.evolution.experiment import load_experiment
+from mragent.evolution.encoding import clamp_genome
+from mragent.evolution.experiment import Experiment, load_experiment
 from tests.test_evolution import corpus_path, falkor  # noqa: F401  (fixtures)
 
 EVOLUTION = Path(__file__).resolve().parent.parent / "evolution"
@@ -69,6 +78,37 @@ def test_published_results_belong_to_their_experiment(path: Path) -> None:
     if experiment.compare:
         assert len(report["comparison"]["seeds"]) == experiment.compare_seeds
         assert (experiment.results_dir / "compare.png").exists()
+
+
+def _start(experiment: Experiment) -> tuple[Genome, set[Genome]]:
+    """The baseline and preset seeds a run of ``experiment`` starts from today."""
+    if experiment.baseline is not None:
+        baseline = load_genome(experiment.baseline)
+    else:  # the namespace's default: only the hashing embedder is lexical
+        baseline = default_genome(experiment.embedder in (None, "hashing"))
+    if not experiment.preset_seeds:
+        return baseline, set()
+    genes = narrowed_genes(
+        {gene: (low, high) for gene, low, high in experiment.gene_ranges},
+        GENE_SETS[experiment.gene_set],
+    )
+    seeds = {clamp_genome(g, genes) for g in PRESETS.values() if g != baseline}
+    return baseline, seeds - {baseline}
+
+
+@pytest.mark.parametrize("path", EXPERIMENTS, ids=[p.stem for p in EXPERIMENTS])
+def test_published_results_start_where_a_run_starts_today(path: Path) -> None:
+    """Results made before a preset or the genome changed no longer show what the
+    file does: the run they record started from other genomes."""
+    experiment = load_experiment(path)
+    report_path = experiment.results_dir / "optimize.report.json"
+    if not report_path.exists():
+        pytest.skip(f"{path.name}: no published results yet (run it with --experiment)")
+    report = json.loads(report_path.read_text(encoding="utf-8"))
+    baseline, seeds = _start(experiment)
+    assert Genome(**report["baseline"]["genome"]) == baseline
+    published = {Genome(**t["genome"]) for t in report["archive"] if t["origin"] == "seed"}
+    assert published == seeds
 
 
 @pytest.mark.parametrize(
