@@ -135,9 +135,9 @@ def evolve_command(
     accuracy (max); then cost = deterministic work (min), context tokens (min),
     hops (min). The winner is the highest-scoring genome of the whole archive
     that keeps its training quality objectives and gains {gain:g} points in one of
-    them or cuts work {work:g}%; a work-only claim is re-timed against the default
+    them or cuts work {work:g}%; a work-only claim is re-timed against the baseline
     and vetoed only when the confidence interval of the latency ratio (variant
-    over default) lies wholly above {veto:.2f} (an unclear measurement leaves
+    over baseline) lies wholly above {veto:.2f} (an unclear measurement leaves
     the decision as it is). Writes optimize.report.json, optimize.report.md and
     pareto.png to --out; a checkpoint after every generation (--resume).
 
