@@ -488,6 +488,10 @@ def test_a_chosen_baseline_starts_the_search_and_the_presets_can_stay_out(
     )
     assert not any(t.origin == "seed" for t in alone.study.trials)
     assert build_report(alone)["baseline"]["preset_seeds"] is False
+    # A checkpoint of one is not resumed by the other, nor by a run from the default.
+    stamps = [fingerprint(r.options, "", r.train, r.study.baseline) for r in (chosen, alone)]
+    assert stamps[0]["baseline"] == stamps[1]["baseline"] == PRESETS["deep"].to_json_dict()
+    assert "preset_seeds" not in stamps[0] and stamps[1]["preset_seeds"] is False
 
 
 def test_a_baseline_that_is_no_genome_is_refused_before_anything_runs(tmp_path: Path) -> None:
@@ -508,7 +512,7 @@ def test_extended_genes_search_the_blend_weights_and_core_keeps_them(
     varied = {n for t in extended.study.trials for n in BLEND if t.params[n] != default[n]}
     assert varied == set(BLEND)
     assert {s.name for s in extended.study.genes} >= set(BLEND)
-    stamps = [fingerprint(run.options, "", run.train) for run in (core, extended)]
+    stamps = [fingerprint(r.options, "", r.train, r.study.baseline) for r in (core, extended)]
     assert "genes" not in stamps[0] and stamps[1]["genes"] == "extended"
 
 
