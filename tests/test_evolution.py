@@ -458,6 +458,7 @@ def test_real_run_is_reproducible_and_reports(
     report = json.loads((tmp_path / "a" / REPORT_JSON).read_text())
     assert load_genome(str(tmp_path / "a" / REPORT_JSON)) == first.gate.winner.genome
     assert report["baseline"]["genome"] == Genome().to_json_dict()
+    assert first.baseline_name == "default"
     assert report["gate"]["passed"] and report["held_out"]["gate_holds"] in (True, False)
     assert report["logbook"][-1]["gen"] == 3 and report["corpus"]["sha256"]
     assert len(report["archive"]) == len(first.study.trials)
@@ -469,6 +470,7 @@ def test_a_chosen_baseline_starts_the_search_and_the_presets_can_stay_out(
 ) -> None:
     chosen = _run(falkor, corpus_path, tmp_path / "a", generations=1, baseline="deep")
     assert chosen.study.baseline_trial.genome == PRESETS["deep"]
+    assert chosen.baseline_name == "deep"  # what the plot and the reports call it
     assert chosen.study.trials[0].origin == "baseline"
     # The other presets (as the searched genes see them) seed the first generation.
     assert sum(t.origin == "seed" for t in chosen.study.trials) == len(PRESETS) - 1

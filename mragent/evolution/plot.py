@@ -75,15 +75,17 @@ def plot_pareto(
     winner: Trial | None,
     logbook: Sequence[dict[str, Any]] = (),
     title: str = "",
+    baseline_name: str = "baseline",
 ) -> None:
     """Write ``pareto.png``: the archive and its front, and hypervolume per generation.
 
     Genomes stopped by the time cap or only screened are left out (their figures
-    cover only the questions they reached). The baseline and the gate's winner are marked.
+    cover only the questions they reached). The baseline (named ``baseline_name``)
+    and the gate's winner are marked.
     """
     trials = [t for t in trials if t.evaluation.full]
     with _figure(path, 2, (12.0, 5.0)) as (_, (left, right)):
-        _draw_front(left, trials, baseline, winner)
+        _draw_front(left, trials, (baseline, baseline_name), winner)
         quality = baseline.evaluation.objectives.quality[0]
         left.set_xscale("log")
         left.set_xlabel("cost: mean work per question (log scale)")
@@ -100,8 +102,11 @@ def plot_pareto(
         right.grid(True, alpha=0.3)
 
 
-def _draw_front(ax: Axes, trials: Sequence[Trial], baseline: Trial, winner: Trial | None) -> None:
-    """The archive, its front (each point labelled #number), the baseline and the winner."""
+def _draw_front(
+    ax: Axes, trials: Sequence[Trial], baseline: tuple[Trial, str], winner: Trial | None
+) -> None:
+    """The archive, its front (each point labelled #number), the baseline (and its
+    name) and the winner."""
     ax.scatter(*_xy(trials), s=16, color="#9db4d3", label="archive")
     front = pareto_front(trials)
     ax.scatter(*_xy(front), s=30, color="#1f5fa8", label="Pareto front (all objectives), #trial")
@@ -109,7 +114,7 @@ def _draw_front(ax: Axes, trials: Sequence[Trial], baseline: Trial, winner: Tria
     for t in front:
         x, y = t.evaluation.work, _quality(t)
         ax.annotate(f"#{t.number}", (x, y), xytext=(3, 3), textcoords="offset points", fontsize=6)
-    marks = [(baseline, "*", 220, "#d62728", "baseline (default genome)")]
+    marks = [(baseline[0], "*", 220, "#d62728", f"baseline ({baseline[1]})")]
     if winner is not None:
         marks.append((winner, "D", 90, "#2ca02c", f"gate winner #{winner.number}"))
     for z, (trial, marker, size, colour, label) in enumerate(marks, start=5):

@@ -261,6 +261,7 @@ def write_reports(run: EvolveRun, *, publish: bool = False) -> list[Path]:
         run.gate.winner,
         list(run.study.logbook),
         title=f"{run.options.corpus_path.name}: {len(run.study.trials)} genomes",
+        baseline_name=run.baseline_name,
     )
     written = [json_path, md_path, png_path]
     if run.comparison:

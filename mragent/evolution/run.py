@@ -215,6 +215,14 @@ class EvolveRun:
         return self.gate.winner or self.study.best_trial
 
     @property
+    def baseline_name(self) -> str:
+        """The baseline's preset name when it is one (e.g. the namespace's default),
+        else its file's name."""
+        genome = self.study.baseline
+        named = next((name for name, preset in PRESETS.items() if preset == genome), None)
+        return named or self.options.baseline_label
+
+    @property
     def exit_code(self) -> int:
         """0 when the gate passed, :data:`EXIT_GATE_FAILED` when the baseline stands."""
         return 0 if self.gate.passed else EXIT_GATE_FAILED
