@@ -209,3 +209,56 @@ def test_an_unsigned_copy_of_the_same_version_is_replaced(
     assert index_files.save(reader.index, reader.index_dir) == copy
     assert index_files._signed(copy)
     assert not [p for p in copy.parent.iterdir() if p.name.startswith(".tmp-")]
+
+
+def _resign(copy: Path) -> None:
+    """Sign ``copy`` again with the home's key, as a copy written that way would be."""
+    key = index_files._key(create=False)
+    assert key is not None
+    (copy / index_files.SEAL).write_text(index_files._signature(key, copy), encoding="ascii")
+
+
+def test_a_copy_of_an_earlier_format_at_the_same_version_is_replaced(
+    falkor_store: GraphStore, ns: str, fact: str, index_dir: Path
+) -> None:
+    # A format change keeps the namespace's version: the new copy must take the old
+    # one's place, or every reader rebuilds from the database for as long as it stands.
+    MemoryReader(falkor_store, ns)
+    copy = _copy(index_dir)
+    meta = copy / "meta.json"
+    meta.write_text(
+        meta.read_text(encoding="utf-8").replace(
+            f'"format": {index_files.FORMAT}', f'"format": {index_files.FORMAT - 1}'
+        ),
+        encoding="utf-8",
+    )
+    _resign(copy)
+    reader = MemoryReader(falkor_store, ns)  # ignores it, rebuilds, saves
+    assert f'"format": {index_files.FORMAT}' in meta.read_text(encoding="utf-8")
+    loaded = index_files.load(
+        falkor_store.run("get_space", {"ns": ns})[0], ns, reader.index.scopes, reader.identity
+    )
+    assert loaded is not None and loaded.version == reader.index.version
+
+
+def test_a_signed_copy_that_cannot_be_read_is_deleted_and_rebuilt(
+    falkor_store: GraphStore,
+    ns: str,
+    fact: str,
+    index_dir: Path,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    MemoryReader(falkor_store, ns)
+    copy = _copy(index_dir)
+    ends = copy / "cues.texts_ends.npy"
+    np.save(ends, np.load(ends, allow_pickle=False)[:-1], allow_pickle=False)
+    _resign(copy)
+    with caplog.at_level(logging.WARNING, logger="mragent.memory.index_files"):
+        reader = MemoryReader(falkor_store, ns)
+    assert "cannot be read" in caplog.text
+    assert FACT in reader.reconstruct(QUESTION, PRESETS["default"]).context.text
+    # Rebuilt and saved again whole: the next reader loads it without a warning.
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="mragent.memory.index_files"):
+        MemoryReader(falkor_store, ns)
+    assert "cannot be read" not in caplog.text

@@ -202,7 +202,7 @@ def test_a_new_process_loads_the_saved_index_and_reads_only_the_delta(
     expected = first.reconstruct(question, GENOME).retrieved_keys
     saved = [p for p in index_dir.rglob("*") if p.is_file()]
     names = {p.name for p in saved}
-    assert {"meta.json", "cues.live.npy", "contents.ids.npy", "hnsw.bin"} <= names
+    assert {"meta.json", "cues.live.npy", "contents.ids_utf8.npy", "hnsw.bin"} <= names
     assert all(stat.S_IMODE(os.stat(p).st_mode) == 0o600 for p in saved)
     assert all(
         stat.S_IMODE(os.stat(p).st_mode) == 0o700 for p in index_dir.rglob("*") if p.is_dir()

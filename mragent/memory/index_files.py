@@ -69,11 +69,13 @@ from mragent.core.retrieval.cue_search import CueIndex
 from mragent.core.retrieval.passages import PassageIndex
 from mragent.core.retrieval.slot_keys import SlotKeys
 from mragent.core.retrieval.sparse_index import SparseIndex
+from mragent.core.string_arrays import packed, unpacked
 from mragent.memory.keyfile import load_key, make_key
 from mragent.memory.live_index import LiveIndex
 
-FORMAT = 5  # 2: the passage vectors' HNSW index; 3: signed, tied to the purge version;
-# 4: one .npy file per array, memory-mapped at load; 5: words of every script
+FORMAT = 6  # 2: the passage vectors' HNSW index; 3: signed, tied to the purge version;
+# 4: one .npy file per array, memory-mapped at load; 5: words of every script;
+# 6: string columns as UTF-8 text and offsets, not fixed-width arrays
 SAVE_AFTER = 500  # rows applied since the last copy that make a new one worth writing
 SEAL = "seal"
 LOG = logging.getLogger(__name__)
@@ -113,6 +115,15 @@ def _signed(where: Path) -> bool:
         return key is not None and hmac.compare_digest(seal, _signature(key, where))
     except (OSError, UnicodeDecodeError):
         return False
+
+
+def _usable(where: Path) -> bool:
+    """Whether the copy at ``where`` is signed and of this :data:`FORMAT`."""
+    try:
+        meta = json.loads((where / "meta.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(meta, dict) and meta.get("format") == FORMAT and _signed(where)
 
 
 def index_dir() -> Path:
@@ -161,10 +172,11 @@ def _publish(tmp: Path, final: Path) -> None:
     """Rename the written copy ``tmp`` into place as ``final``.
 
     Readers in several processes save copies of one namespace into one directory,
-    often of the same version at once. A signed copy of that version already in
-    place holds the same index, so it stays and ``tmp`` goes; an unsigned one (torn
-    by a crash) is first renamed aside, never deleted in place under another
-    process that may be replacing it too.
+    often of the same version at once. A signed copy of that version and format
+    already in place holds the same index, so it stays and ``tmp`` goes; an
+    unsigned one (torn by a crash) or one of an earlier format (which no reader
+    loads) is first renamed aside, never deleted in place under another process
+    that may be replacing it too.
     """
     try:
         tmp.rename(final)
@@ -172,7 +184,7 @@ def _publish(tmp: Path, final: Path) -> None:
     except OSError:
         if not final.is_dir():
             raise
-    if _signed(final):
+    if _usable(final):
         shutil.rmtree(tmp, ignore_errors=True)
         return
     stale = final.with_name(f".tmp-stale-{uuid.uuid4().hex}")
@@ -181,7 +193,7 @@ def _publish(tmp: Path, final: Path) -> None:
     try:
         tmp.rename(final)
     except OSError:
-        if not (final.is_dir() and _signed(final)):
+        if not (final.is_dir() and _usable(final)):
             raise
         shutil.rmtree(tmp, ignore_errors=True)  # another process published it meanwhile
     shutil.rmtree(stale, ignore_errors=True)
@@ -218,13 +230,19 @@ def load(
             LOG.warning("index copy %s fails its signature check: deleted, rebuilding", where)
             shutil.rmtree(where, ignore_errors=True)
             continue
-        with contextlib.suppress(OSError, ValueError, KeyError, RuntimeError):
+        try:
             found = _read(where, ns, scopes, uid, identity)
-            if found is not None and found.purged_v != purged:
-                shutil.rmtree(where, ignore_errors=True)  # built against another purge
-                continue
-            if found is not None:
-                return found
+        except (OSError, ValueError, KeyError, IndexError, TypeError, RuntimeError) as exc:
+            # Signed but not readable as this format: deleted, so the rebuilt copy of
+            # the same version can take its place.
+            LOG.warning("index copy %s cannot be read (%s): deleted, rebuilding", where, exc)
+            shutil.rmtree(where, ignore_errors=True)
+            continue
+        if found is not None and found.purged_v != purged:
+            shutil.rmtree(where, ignore_errors=True)  # built against another purge
+            continue
+        if found is not None:
+            return found
     return None
 
 
@@ -242,17 +260,17 @@ def _write(index: LiveIndex, where: Path, key: bytes) -> None:
         "contents": len(passages.ids),
     }
     cue_arrays = {
-        "ids": np.array(cues.ids, dtype=str),
-        "texts": np.array(cues.texts.tolist(), dtype=str),
-        "scopes": np.array(cues.scopes, dtype=str),
+        **packed("ids", cues.ids),
+        **packed("texts", cues.texts.tolist()),
+        **packed("scopes", cues.scopes),
         "live": cues.live[: len(cues.ids)],
         **_prefixed("sparse", cues.sparse.to_arrays()),
     }
     content_arrays = {
-        "ids": np.array(passages.ids, dtype=str),
-        "keys": np.array(passages.keys.tolist(), dtype=str),
-        "titles": np.array(passages.titles, dtype=str),
-        "scopes": np.array(passages.scopes, dtype=str),
+        **packed("ids", passages.ids),
+        **packed("keys", passages.keys.tolist()),
+        **packed("titles", passages.titles),
+        **packed("scopes", passages.scopes),
         **_prefixed("column", passages.columns.arrays(len(passages.ids))),
         **_prefixed("sparse", passages.sparse.to_arrays()),
         "dense_present": passages.dense.present[: len(passages.ids)],
@@ -284,9 +302,9 @@ def _read(
     cues = CueIndex(identity.dimension)
     cues.hnsw = hnswlib.Index(space="cosine", dim=identity.dimension)
     cues.hnsw.load_index(str(where / "hnsw.bin"), max_elements=max(16, int(meta["cues"])))
-    texts = cue_data["texts"].tolist()
-    cues.ids, cues.texts = cue_data["ids"].tolist(), SlotKeys(texts)
-    cues.scopes = cue_data["scopes"].tolist()
+    texts = unpacked("texts", cue_data)
+    cues.ids, cues.texts = unpacked("ids", cue_data), SlotKeys(texts)
+    cues.scopes = unpacked("scopes", cue_data)
     cues.live = cue_data["live"].astype(bool)
     cues.scope_names = sorted(set(cues.scopes))
     cues.scope_codes = np.array([cues.scope_names.index(s) for s in cues.scopes], np.int16)
@@ -300,12 +318,10 @@ def _read(
         str(where / "contents_hnsw.bin"), max_elements=max(16, int(meta["contents"]))
     )
     passages.dense.present = content_data["dense_present"].astype(bool)
-    passages.ids = content_data["ids"].tolist()
-    passages.keys = SlotKeys(content_data["keys"].tolist())
-    passages.titles, passages.scopes = (
-        content_data["titles"].tolist(),
-        content_data["scopes"].tolist(),
-    )
+    passages.ids = unpacked("ids", content_data)
+    passages.keys = SlotKeys(unpacked("keys", content_data))
+    passages.titles = unpacked("titles", content_data)
+    passages.scopes = unpacked("scopes", content_data)
     passages.slot_of = {content_id: slot for slot, content_id in enumerate(passages.ids)}
     passages.scope_names = sorted(set(passages.scopes))
     for name, values in _unprefixed("column", content_data).items():

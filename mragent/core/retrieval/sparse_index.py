@@ -52,6 +52,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from mragent.core.string_arrays import packed, unpacked
+
 K1 = 1.5
 B = 0.75
 _GROW = 1.5
@@ -337,7 +339,7 @@ class SparseIndex:
             self._rebase(drop_dead=bool(self.dead_postings))
             self.dead_postings = 0
         return {
-            "terms": np.array(list(self.vocab), dtype=str),
+            **packed("terms", list(self.vocab)),
             "offsets": self._offsets,
             "slots": self._base_slots,
             "tfs": self._base_tfs,
@@ -355,7 +357,7 @@ class SparseIndex:
             ValueError: when the arrays do not describe one index.
         """
         index = cls()
-        terms = data["terms"].tolist()
+        terms = unpacked("terms", data)
         offsets, slots, tfs = data["offsets"], data["slots"], data["tfs"]
         if (
             offsets.ndim != 1
@@ -365,7 +367,7 @@ class SparseIndex:
             or bool(np.any(np.diff(offsets) < 0))
         ):
             raise ValueError("sparse index arrays do not agree")
-        index.vocab = {str(term): i for i, term in enumerate(terms)}
+        index.vocab = {term: i for i, term in enumerate(terms)}
         index._offsets = np.asarray(offsets, np.int64)
         index._base_slots = np.asarray(slots, np.int32)
         index._base_tfs = np.asarray(tfs, np.float32)
