@@ -282,7 +282,13 @@ def test_split_is_deterministic_stratified_and_validated() -> None:
 
 
 def test_study_validates_arguments() -> None:
-    for kwargs in ({"population": 3}, {"generations": -1}, {"crossover_prob": 1.5}):
+    bad: tuple[dict[str, Any], ...] = (
+        {"population": 3},
+        {"generations": -1},
+        {"crossover_prob": 1.5},
+        {"offspring": -1},
+    )
+    for kwargs in bad:
         with pytest.raises(ValueError):
             Study(_fake_evaluate, **kwargs)
 
@@ -343,6 +349,28 @@ def test_proposer_genomes_are_validated_and_injected() -> None:
     proposed = [t for t in study.trials if t.origin == "proposer"]
     assert [t.genome for t in proposed] == [Genome(cueK=12, traversalDepth=4)]
     assert study.logbook[-1]["proposed"] == 1 and study.logbook[-1]["rejected"] == 1
+
+
+def test_a_generation_breeds_the_offspring_asked_for_beside_the_proposals() -> None:
+    class Proposer:
+        def propose(self, context: ProposalContext) -> list[dict[str, Any]]:
+            return [{"cueK": 2 + context.generation}]
+
+    for offspring in (0, 3, 8):
+        study = Study(
+            _fake_evaluate, population=8, generations=2, seed=4, offspring=offspring,
+            proposer=Proposer(), proposals=1,
+        )  # fmt: skip
+        study.optimize()
+        for generation in (1, 2):
+            bred = [t for t in study.trials if t.generation == generation]
+            assert [t.origin for t in bred].count("proposer") == 1
+            # Children that repeat a genome already evaluated are not evaluated again.
+            assert len(bred) - 1 <= offspring
+        if offspring == 0:
+            assert all(t.origin in ("baseline", "seed", "random", "proposer") for t in study.trials)
+        else:
+            assert any(t.origin == "offspring" for t in study.trials)
 
 
 def test_random_search_spends_exactly_its_budget() -> None:

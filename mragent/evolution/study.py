@@ -111,6 +111,8 @@ class Study:
             only if it could still enter the front
             (:mod:`mragent.evolution.fidelity`); ``evaluate`` must then offer
             ``screen`` and ``screened``.
+        offspring: Children DEAP's variation breeds per generation (default: the
+            population), beside the proposer's genomes.
 
     Raises:
         ValueError: when an argument is out of range.
@@ -133,6 +135,7 @@ class Study:
         on_trial: Callable[[Trial], None] | None = None,
         selection: str = NSGA2,
         racing: Racing | None = None,
+        offspring: int | None = None,
     ) -> None:
         if population < 4:
             raise ValueError(f"population must be >= 4, got {population}")
@@ -142,6 +145,8 @@ class Study:
             raise ValueError(f"crossover_prob must be in [0, 1], got {crossover_prob}")
         if proposals < 0:
             raise ValueError(f"proposals must be >= 0, got {proposals}")
+        if offspring is not None and offspring < 0:
+            raise ValueError(f"offspring must be >= 0, got {offspring}")
         if selection not in SELECTIONS:
             raise ConfigError(f"unknown selection {selection!r} (one of {', '.join(SELECTIONS)})")
         if racing is not None and not hasattr(evaluate, "screen"):
@@ -164,6 +169,7 @@ class Study:
         self.objectives = objectives
         self.on_trial = on_trial
         self.selection, self.racing = selection, racing
+        self.offspring = population if offspring is None else offspring
         self._cls = _individual_class(objectives)
         self._references = reference_points(len(objectives.names), population)
 
@@ -341,7 +347,7 @@ class Study:
                 return a if sa > sb else b
             return a if self.rng.random() < 0.5 else b
 
-        return [better(*self.rng.sample(parents, 2)) for _ in range(len(parents))]
+        return [better(*self.rng.sample(parents, 2)) for _ in range(self.offspring)]
 
     def _step(self) -> None:
         generation = self.generation + 1
