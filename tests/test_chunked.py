@@ -1,10 +1,12 @@
-"""Namespace-wide writes (ranks, deletes, migrations) in chunked transactions.
+"""Namespace-wide writes (ranks, deletes, migrations) in bounded pieces.
 
-On Neo4j these run as ``CALL { ... } IN TRANSACTIONS OF n ROWS`` (the query files
-under ``cypher/engines/neo4j/``) so a large namespace fits the default transaction memory
-limit. The chunk size here is a few rows, so every statement runs many chunks;
-the results must equal the single-statement rule on every engine, and on Neo4j the
-number of transactions started shows that the chunks really were separate.
+On Neo4j deletes and migrations run as ``CALL { ... } IN TRANSACTIONS OF n ROWS``
+(the query files under ``cypher/engines/neo4j/``) so a large namespace fits the
+default transaction memory limit. The chunk size here is a few rows, so every
+statement runs many chunks; the results must equal the single-statement rule on every
+engine, and on Neo4j the number of transactions started shows that the chunks really
+were separate. A namespace's ranks are written in statements of a bounded number of
+edges (``ranks.rank_namespace``), here a few dozen.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import pytest
 from mragent.apps.migrate import migrate_namespace
 from mragent.apps.synthetic import generate
 from mragent.core.store.base import GraphStore
+from mragent.memory import ranks
 from mragent.memory.audit import AuditLog
 from mragent.memory.ingest import namespace_stats
 from mragent.memory.principal import Principal
@@ -64,12 +67,12 @@ def _expected_ranks(edges: list[dict]) -> dict[str, int]:
 _LINKS = (
     "MATCH (s)-[r:LINKED_TO]->(t:Tag) WHERE s.ns = $ns AND t.ns = $ns "
     "RETURN s.id AS src, t.name AS dst, r.weight AS weight, r.rank AS rank, "
-    "s.id + '>' + t.id AS edge"
+    "s.scope AS scope, s.id + '>' + t.id AS edge"
 )
 _REFS = (
     "MATCH (t:Tag)-[r:REFERENCES]->(m:Content) WHERE t.ns = $ns AND m.ns = $ns "
     "RETURN t.id AS src, m.key AS dst, r.weight AS weight, r.rank_all AS rank, "
-    "r.rank AS accepted, t.id + '>' + m.id AS edge"
+    "r.rank AS accepted, t.scope AS scope, t.id + '>' + m.id AS edge"
 )
 
 
@@ -79,24 +82,26 @@ def chunked(store: GraphStore) -> GraphStore:
     return store
 
 
-def test_ranks_written_in_chunks_follow_the_rank_rule(chunked: GraphStore, ns: str) -> None:
+def test_every_scope_of_a_namespace_is_ranked_by_the_rank_rule(
+    chunked: GraphStore, ns: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An import or a migration re-ranks the whole namespace (``rank_namespace``):
+    every scope's nodes, in statements of bounded size, each by the rank rule."""
     ingest(chunked, generate(CONTENTS), ns)
-    for edges_query, name in ((_LINKS, "rank_links"), (_REFS, "rank_references")):
+    ingest(chunked, generate(CONTENTS // 2), ns, scope="team:b")
+    for edges_query in (_LINKS, _REFS):
         chunked._execute(
             "scramble", edges_query.split(" RETURN ")[0] + " SET r.rank = -1", {"ns": ns}
         )
-        rows, transactions = _transactions_of(chunked, name, ns)
-        edges = chunked._execute(name, edges_query, {"ns": ns})
-        sources = len({edge["src"] for edge in edges})
-        assert rows[0]["ranked"] == len(edges) > 100
-        expected = _expected_ranks(edges)
-        assert {edge["edge"]: edge["rank"] for edge in edges} == expected
-        if name == "rank_references":
+    monkeypatch.setattr(ranks, "EDGE_BUDGET", 40)
+    ranks.rank_namespace(chunked, ns)
+    for edges_query in (_LINKS, _REFS):
+        edges = chunked._execute("edges", edges_query, {"ns": ns})
+        assert len({edge["scope"] for edge in edges}) == 2
+        assert len(edges) > 100
+        assert {edge["edge"]: edge["rank"] for edge in edges} == _expected_ranks(edges)
+        if edges_query is _REFS:
             assert all(edge["accepted"] == edge["rank"] for edge in edges)
-        if transactions is not None:
-            # One transaction per CHUNK source nodes (a node without edges of that kind
-            # is a row too), plus the outer one.
-            assert transactions >= sources // CHUNK
 
 
 def test_reference_ranks_count_only_the_edges_each_view_may_read(
@@ -125,7 +130,7 @@ def test_reference_ranks_count_only_the_edges_each_view_may_read(
             f"MATCH (m:Content) WHERE m.ns = $ns AND m.key IN $keys {statement}",
             {"ns": ns, "keys": marked},
         )
-    chunked.run("rank_references", {"ns": ns})
+    ranks.rank_namespace(chunked, ns)
     edges = chunked._execute(
         "refs",
         "MATCH (t:Tag)-[r:REFERENCES]->(m:Content) WHERE t.ns = $ns AND m.ns = $ns "

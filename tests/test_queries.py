@@ -45,7 +45,7 @@ def test_traverse_matches_the_literal_pattern_in_two_steps() -> None:
 @pytest.mark.parametrize("bad", [0, -1, True, 2.0, "2", "1 ROWS } MATCH (n) DETACH DELETE n //"])
 def test_a_chunk_size_is_an_in_range_int(bad: object) -> None:
     with pytest.raises(ConfigError, match="chunk"):
-        get_query("rank_links", "neo4j").render(chunk=bad)  # type: ignore[arg-type]
+        get_query("delete_namespace", "neo4j").render(chunk=bad)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("bad", [0, 5, -1, True, 2.0, "2", "1..9] DETACH DELETE n //"])

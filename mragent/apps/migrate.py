@@ -24,6 +24,7 @@ from mragent.memory.audit import AuditLog
 from mragent.memory.audited import audited
 from mragent.memory.ingest import new_id, text_hash
 from mragent.memory.principal import Principal
+from mragent.memory.ranks import rank_namespace
 from mragent.memory.space import STORE_SCHEMA
 
 HASH_BATCH = 500
@@ -78,7 +79,7 @@ def migrate_namespace(
             hashes = [{"id": row["id"], "hash": text_hash(row["text"])} for row in batch]
             hashed += int(store.run("migrate_hashes", {"ns": ns, "rows": hashes})[0]["hashed"])
         store.run("migrate_versions", {"ns": ns})
-        store.run("rank_references", {"ns": ns})
+        rank_namespace(store, ns)
         # Last: until the schema mark is set, readers keep refusing the namespace.
         store.run("space_schema", {"ns": ns, "schema": STORE_SCHEMA, "uid": new_id()})
     return MigrationReport(

@@ -3,7 +3,8 @@
 The traversal expands a node's ``tagFanout`` strongest edges (``rank``, and the
 read-view ranks of REFERENCES: ``rank_references`` fragment). A write changes the
 outgoing edges of the tags and cues it writes, and only theirs, so it re-ranks
-those nodes: the cost follows the write, not the namespace it lands in.
+those nodes: the cost follows the write, not the namespace it lands in. An import or
+a migration re-ranks every node of the namespace the same way (:func:`rank_namespace`).
 
 A ranking statement holds every edge it ranks (sorted, collected, each one set), so
 a large write's nodes are ranked in statements of at most :data:`EDGE_BUDGET`
@@ -16,6 +17,7 @@ grouped never changes a rank.
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -41,6 +43,19 @@ def rank_touched(
         store.run("rank_references_of_tags", {**params, "names": names})
     for texts in _budgeted(store, "cue_edge_counts", params, "texts", cues):
         store.run("rank_links_of_cues", {**params, "texts": texts})
+
+
+def rank_namespace(store: GraphStore, ns: str) -> None:
+    """Re-rank every edge of ``ns``, scope by scope, in :func:`rank_touched`'s bounded
+    statements (edges never cross scopes, so each scope's nodes are ranked alone)."""
+    tags: dict[str, list[str]] = defaultdict(list)
+    cues: dict[str, list[str]] = defaultdict(list)
+    for row in store.run("tag_names", {"ns": ns}):
+        tags[row["scope"]].append(row["name"])
+    for row in store.run("cue_texts", {"ns": ns}):
+        cues[row["scope"]].append(row["text"])
+    for scope in sorted(tags.keys() | cues.keys()):
+        rank_touched(store, ns, scope, tags[scope], cues[scope])
 
 
 def _budgeted(

@@ -35,6 +35,7 @@ from mragent.memory.ingest import (
     refuse_forgotten,
 )
 from mragent.memory.principal import Principal
+from mragent.memory.ranks import rank_namespace
 from mragent.memory.records import MemoryRecord
 
 ImportMode = Literal["merge", "replace"]
@@ -237,8 +238,7 @@ def _apply(
             write_merge(store, ns, plan, audit.seal)
         for scope, batches in plan.batches.items():
             link_aliases(store, ns, scope, [tag["name"] for b in batches for tag in b.tags])
-        store.run("rank_links", {"ns": ns})
-        store.run("rank_references", {"ns": ns})
+        rank_namespace(store, ns)
     return ImportReport(
         data.path,
         ns,

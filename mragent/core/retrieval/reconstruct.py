@@ -138,7 +138,7 @@ class Traversal:
 
 
 def rank_property(view: ReadView) -> str:
-    """The REFERENCES rank a view's traversal follows (see ``rank_references``)."""
+    """The REFERENCES rank a view's traversal follows (see the ``rank_references`` fragment)."""
     if view.as_of is not None:
         return "rank_all"
     return "rank_pending" if view.include_pending else "rank"
