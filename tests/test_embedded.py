@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -267,3 +270,46 @@ def test_a_session_never_sends_the_password_to_whatever_takes_the_port(
         assert again.password != server.password
     finally:
         embedded.stop(tmp_path)
+
+
+# A stand-in for a server reading a large graph from disk: it answers every PING with
+# Redis's -LOADING error for `loading` seconds, then with +PONG (the replies of
+# redis-server while it loads its AOF, which takes minutes at a million contents).
+_LOADING_SERVER = """
+import socket, sys, time
+port, loading = int(sys.argv[1]), float(sys.argv[2])
+listener = socket.create_server(("127.0.0.1", port))
+ready_at = time.monotonic() + loading
+while True:
+    conn, _ = listener.accept()
+    with conn:
+        conn.recv(4096)
+        late = time.monotonic() >= ready_at
+        conn.sendall(b"+OK\\r\\n+PONG\\r\\n" if late else b"+OK\\r\\n-LOADING loading\\r\\n")
+"""
+
+
+def test_a_server_loading_its_data_is_waited_for_past_the_timeouts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A server still loading when the start and busy timeouts pass is not killed
+    (and then started again, to load again from the start): it is waited for while
+    it says it is loading. One that never answers is still given up on."""
+    monkeypatch.setattr(embedded, "START_TIMEOUT_S", 0.5)
+    monkeypatch.setattr(embedded, "BUSY_TIMEOUT_S", 1.0)
+    port = embedded._free_port()
+    proc = subprocess.Popen([sys.executable, "-c", _LOADING_SERVER, str(port), "3.0"])
+    try:
+        start = time.monotonic()
+        assert embedded._wait_ready(proc, port, "password")
+        assert time.monotonic() - start >= 2.5  # it loaded past both timeouts
+        assert proc.poll() is None
+    finally:
+        proc.kill()
+        proc.wait()
+    silent = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        assert not embedded._wait_ready(silent, embedded._free_port(), "password")
+        assert silent.wait(5) != 0  # killed
+    finally:
+        silent.kill()

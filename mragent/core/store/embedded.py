@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import fcntl
 import json
+import logging
 import os
 import re
 import secrets
@@ -41,12 +42,15 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 from urllib.parse import quote
 
 from mragent.core.errors import BackendUnavailable
 from mragent.core.files import PRIVATE, write_text_atomic
 from mragent.core.paths import default_home
 from mragent.core.store.peer import ImpostorListener, check_server
+
+logger = logging.getLogger(__name__)
 
 START_TIMEOUT_S = 20.0
 BUSY_TIMEOUT_S = 120.0
@@ -153,10 +157,14 @@ def _resp(*args: str) -> bytes:
     return b"".join(parts)
 
 
-def _probe(pid: int, port: int, password: str, timeout: float = 1.0) -> bool | None:
+Answer = Literal["ready", "loading", "silent", "refused"]
+"""What a probe of the server heard: ready; loading its data from disk (``-LOADING``);
+no reply within the probe's timeout (busy); or nothing of ours listening."""
+
+
+def _probe(pid: int, port: int, password: str, timeout: float = 1.0) -> Answer:
     """Whether our server (process ``pid``) answers on ``port`` and accepts
-    ``password``; None when it gives no answer yet: no reply in ``timeout``, or
-    still loading its data. Anything else listening there is never sent the password."""
+    ``password``. Anything else listening there is never sent the password."""
     try:
         with socket.create_connection(("127.0.0.1", port), timeout=timeout) as sock:
             check_server(sock, pid)
@@ -168,29 +176,49 @@ def _probe(pid: int, port: int, password: str, timeout: float = 1.0) -> bool | N
                     break
                 reply += chunk
     except TimeoutError:
-        return None
+        return "silent"
     except (OSError, ImpostorListener):
-        return False
+        return "refused"
     if reply.startswith(b"+OK\r\n-LOADING"):
-        return None
-    return reply.startswith(b"+OK\r\n+PONG")
+        return "loading"
+    return "ready" if reply.startswith(b"+OK\r\n+PONG") else "refused"
 
 
 def _ping(state: EmbeddedServer, timeout: float = 1.0) -> bool:
     """Whether the recorded server answers and accepts its password right now."""
-    return _probe(state.pid, state.port, state.password, timeout) is True
+    return _probe(state.pid, state.port, state.password, timeout) == "ready"
 
 
 def _answers(state: EmbeddedServer) -> bool:
-    """Whether the recorded server is ours, waiting up to :data:`BUSY_TIMEOUT_S`
-    while it is busy: a long write (an ingest batch on a loaded machine) can hold
-    it past a ping's timeout, and replacing it then would break that write."""
+    """Whether the recorded server is ours, waiting while it loads its data and up to
+    :data:`BUSY_TIMEOUT_S` while it is silent: a long write (an ingest batch on a
+    loaded machine) can hold it past a ping's timeout, and replacing it then would
+    break that write."""
     deadline = time.monotonic() + BUSY_TIMEOUT_S
-    while (answer := _probe(state.pid, state.port, state.password)) is None:
-        if time.monotonic() >= deadline:
+    while (answer := _probe(state.pid, state.port, state.password)) != "ready":
+        if answer == "refused" or not _pid_alive(state.pid):
+            return False
+        if answer == "loading":
+            _say_loading(state.pid)
+            deadline = time.monotonic() + BUSY_TIMEOUT_S
+        elif time.monotonic() >= deadline:
             return False
         time.sleep(0.2)
-    return answer
+    return True
+
+
+_told_loading: set[int] = set()
+
+
+def _say_loading(pid: int) -> None:
+    """Say once per server that it is loading (the wait can take minutes)."""
+    if pid not in _told_loading:
+        _told_loading.add(pid)
+        logger.warning(
+            "the embedded FalkorDB (pid %d) is loading its data from disk: a large "
+            "memory takes minutes; waiting for it",
+            pid,
+        )
 
 
 def _free_port() -> int:
@@ -328,18 +356,26 @@ def _spawn(base: Path) -> subprocess.Popen[bytes]:
 
 
 def _wait_ready(proc: subprocess.Popen[bytes], port: int, password: str) -> bool:
+    """Wait for a server just spawned: :data:`START_TIMEOUT_S` to answer, up to
+    :data:`BUSY_TIMEOUT_S` while it is silent, and as long as it says it is loading
+    its data (a million contents take minutes to load; killing it then, as a fixed
+    deadline did, only starts the same load again)."""
     start = time.monotonic()
     deadline = start + START_TIMEOUT_S
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            return False
+    while proc.poll() is None:
         answer = _probe(proc.pid, port, password, timeout=0.5)
-        if answer:
+        now = time.monotonic()
+        if answer == "ready":
             return True
-        if answer is None:  # listening, loading a large graph: give it longer
+        if answer == "loading":
+            _say_loading(proc.pid)
+            deadline = now + BUSY_TIMEOUT_S
+        elif answer == "silent":
             deadline = max(deadline, start + BUSY_TIMEOUT_S)
+        if now >= deadline:
+            proc.kill()
+            return False
         time.sleep(0.05)
-    proc.kill()
     return False
 
 
