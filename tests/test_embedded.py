@@ -272,33 +272,41 @@ def test_a_session_never_sends_the_password_to_whatever_takes_the_port(
         embedded.stop(tmp_path)
 
 
-# A stand-in for a server reading a large graph from disk: it answers every PING with
-# Redis's -LOADING error for `loading` seconds, then with +PONG (the replies of
-# redis-server while it loads its AOF, which takes minutes at a million contents).
+# Stand-ins for a server reading a large graph from disk (redis-server takes minutes
+# at a million contents). One answers every PING with Redis's -LOADING error for
+# `busy` seconds; the other answers nothing for as long, using the CPU (as the server
+# does while it builds its indexes). Both answer +PONG after that.
 _LOADING_SERVER = """
 import socket, sys, time
-port, loading = int(sys.argv[1]), float(sys.argv[2])
+port, busy, silent = int(sys.argv[1]), float(sys.argv[2]), sys.argv[3] == "silent"
 listener = socket.create_server(("127.0.0.1", port))
-ready_at = time.monotonic() + loading
+ready_at = time.monotonic() + busy
 while True:
     conn, _ = listener.accept()
     with conn:
         conn.recv(4096)
-        late = time.monotonic() >= ready_at
-        conn.sendall(b"+OK\\r\\n+PONG\\r\\n" if late else b"+OK\\r\\n-LOADING loading\\r\\n")
+        if time.monotonic() >= ready_at:
+            conn.sendall(b"+OK\\r\\n+PONG\\r\\n")
+        elif silent:
+            while time.monotonic() < ready_at:  # working, answering nothing
+                pass
+        else:
+            conn.sendall(b"+OK\\r\\n-LOADING loading\\r\\n")
 """
 
 
+@pytest.mark.parametrize("way", ["loading", "silent"])
 def test_a_server_loading_its_data_is_waited_for_past_the_timeouts(
-    monkeypatch: pytest.MonkeyPatch,
+    way: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A server still loading when the start and busy timeouts pass is not killed
-    (and then started again, to load again from the start): it is waited for while
-    it says it is loading. One that never answers is still given up on."""
+    """A server still loading (saying so, or silent and using the CPU) when the start
+    and busy timeouts pass is not killed (and then started again, to load again
+    from the start): it is waited for. One that neither answers nor works is still
+    given up on."""
     monkeypatch.setattr(embedded, "START_TIMEOUT_S", 0.5)
     monkeypatch.setattr(embedded, "BUSY_TIMEOUT_S", 1.0)
     port = embedded._free_port()
-    proc = subprocess.Popen([sys.executable, "-c", _LOADING_SERVER, str(port), "3.0"])
+    proc = subprocess.Popen([sys.executable, "-c", _LOADING_SERVER, str(port), "3.0", way])
     try:
         start = time.monotonic()
         assert embedded._wait_ready(proc, port, "password")
@@ -307,9 +315,9 @@ def test_a_server_loading_its_data_is_waited_for_past_the_timeouts(
     finally:
         proc.kill()
         proc.wait()
-    silent = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    idle = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:
-        assert not embedded._wait_ready(silent, embedded._free_port(), "password")
-        assert silent.wait(5) != 0  # killed
+        assert not embedded._wait_ready(idle, embedded._free_port(), "password")
+        assert idle.wait(5) != 0  # killed
     finally:
-        silent.kill()
+        idle.kill()

@@ -190,21 +190,56 @@ def _ping(state: EmbeddedServer, timeout: float = 1.0) -> bool:
 
 
 def _answers(state: EmbeddedServer) -> bool:
-    """Whether the recorded server is ours, waiting while it loads its data and up to
-    :data:`BUSY_TIMEOUT_S` while it is silent: a long write (an ingest batch on a
-    loaded machine) can hold it past a ping's timeout, and replacing it then would
-    break that write."""
-    deadline = time.monotonic() + BUSY_TIMEOUT_S
+    """Whether the recorded server is ours, waiting while it loads its data or works
+    (:class:`_Working`): a long write (an ingest batch on a loaded machine) can hold
+    it past a ping's timeout, and replacing it then would break that write."""
+    working = _Working(state.pid)
     while (answer := _probe(state.pid, state.port, state.password)) != "ready":
-        if answer == "refused" or not _pid_alive(state.pid):
-            return False
-        if answer == "loading":
-            _say_loading(state.pid)
-            deadline = time.monotonic() + BUSY_TIMEOUT_S
-        elif time.monotonic() >= deadline:
+        if answer == "refused" or not _pid_alive(state.pid) or not working.still(answer):
             return False
         time.sleep(0.2)
     return True
+
+
+class _Working:
+    """Whether a server that does not answer yet is still worth waiting for.
+
+    A server loading its data says ``-LOADING``; building its indexes after that, or
+    running a long write, it says nothing at all. Either way it is working: its CPU
+    time grows. One that neither says it is loading nor uses the CPU is given up on
+    :data:`BUSY_TIMEOUT_S` after the wait began (where there is no ``/proc`` to
+    read, a silent server gets that long and no more).
+    """
+
+    def __init__(self, pid: int, deadline: float | None = None) -> None:
+        self.pid = pid
+        self.start = time.monotonic()
+        self.deadline = self.start + BUSY_TIMEOUT_S if deadline is None else deadline
+        self._cpu = _cpu_ticks(pid)
+
+    def still(self, answer: Answer) -> bool:
+        """Update on the last probe's ``answer``; False once it is time to give up."""
+        now = time.monotonic()
+        cpu = _cpu_ticks(self.pid)
+        if answer == "loading":
+            _say_loading(self.pid)
+        if answer == "loading" or (cpu is not None and self._cpu is not None and cpu > self._cpu):
+            self.deadline = max(self.deadline, now + BUSY_TIMEOUT_S)
+        elif answer == "silent":  # listening but not answering: busy, if idle
+            self.deadline = max(self.deadline, self.start + BUSY_TIMEOUT_S)
+        self._cpu = cpu
+        return now < self.deadline
+
+
+def _cpu_ticks(pid: int) -> int | None:
+    """The user and system CPU time process ``pid`` has used, in clock ticks (Linux)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    # The command name (field 2) may hold spaces; utime and stime are fields 14 and 15.
+    fields = stat.rsplit(")", 1)[-1].split()
+    return int(fields[11]) + int(fields[12])
 
 
 _told_loading: set[int] = set()
@@ -356,23 +391,16 @@ def _spawn(base: Path) -> subprocess.Popen[bytes]:
 
 
 def _wait_ready(proc: subprocess.Popen[bytes], port: int, password: str) -> bool:
-    """Wait for a server just spawned: :data:`START_TIMEOUT_S` to answer, up to
-    :data:`BUSY_TIMEOUT_S` while it is silent, and as long as it says it is loading
-    its data (a million contents take minutes to load; killing it then, as a fixed
-    deadline did, only starts the same load again)."""
-    start = time.monotonic()
-    deadline = start + START_TIMEOUT_S
+    """Wait for a server just spawned: :data:`START_TIMEOUT_S` to answer, longer while
+    it works (:class:`_Working`): a million contents take minutes to load and index,
+    and killing the server then, as a fixed deadline did, only starts the same load
+    again."""
+    working = _Working(proc.pid, deadline=time.monotonic() + START_TIMEOUT_S)
     while proc.poll() is None:
         answer = _probe(proc.pid, port, password, timeout=0.5)
-        now = time.monotonic()
         if answer == "ready":
             return True
-        if answer == "loading":
-            _say_loading(proc.pid)
-            deadline = now + BUSY_TIMEOUT_S
-        elif answer == "silent":
-            deadline = max(deadline, start + BUSY_TIMEOUT_S)
-        if now >= deadline:
+        if not working.still(answer):
             proc.kill()
             return False
         time.sleep(0.05)
