@@ -1,35 +1,30 @@
-// delete_namespace (Neo4j): remove every node of one namespace (and its edges), in
-// transactions of `chunk` nodes each.
+// delete_namespace (Neo4j): remove every node of one namespace and its edges, in
+// transactions of `chunk` rows each.
 // params: ns
 // returns: deleted
 // render: chunk 1..1000000
 // scope: namespace-wide: removes the whole namespace
-// One transaction deleting a 100k-content namespace needs several GiB of transaction
-// state; chunks keep it bounded. A chunk's cost is its nodes' edges, and a keyword cue
-// links to the primary tag of every content using its word (50k edges at 100k
-// contents), so deleting such a cue whole exceeds the default transaction memory limit
-// on its own. Contents go first, then tags: every edge then leaves with its
-// low-degree end, a chunk's edges are bounded by its nodes' own degrees, and the cues
-// are bare when their turn comes. Each label is read by its own scan, so no step waits
-// for the one before to materialise its rows. An interrupted delete leaves a part of
-// the namespace, which the next delete removes.
+// A transaction's memory grows with the edges it deletes, and a node's degree grows
+// with the memory: at 1M contents a year's tag has thousands of edges, and a chunk of
+// 2,000 tags holding the ~220 years exceeded the transaction memory limit of a 2 GiB
+// heap. So the edges go first, `chunk` to a transaction, each found by the node it
+// leaves; then the nodes, bare by then, `chunk` to a transaction (DETACH only for an
+// edge entering the namespace from outside, which no write makes). The edges are
+// read by a relationship scan: expanding from the nodes instead makes the planner
+// buffer every edge in the outer transaction before the first chunk (an Eager),
+// which is the unbounded memory again. It does buffer the node scan (it follows a
+// delete), which holds node references, not edges. An interrupted delete leaves a
+// part of the namespace, which the next delete removes.
 // Runs only as an auto-commit statement (the store's run, never inside a transaction).
-MATCH (m:Content)
-WHERE m.ns = $ns
-CALL (m) {
-  DETACH DELETE m
+MATCH ()-[r]->()
+WHERE startNode(r).ns = $ns
+CALL (r) {
+  DELETE r
 } IN TRANSACTIONS OF {{chunk}} ROWS
-WITH count(*) AS contents
-MATCH (t:Tag)
-WHERE t.ns = $ns
-CALL (t) {
-  DETACH DELETE t
-} IN TRANSACTIONS OF {{chunk}} ROWS
-WITH contents, count(*) AS tags
+WITH count(*) AS edges
 MATCH (n)
 WHERE n.ns = $ns
 CALL (n) {
   DETACH DELETE n
 } IN TRANSACTIONS OF {{chunk}} ROWS
-WITH contents, tags, count(*) AS rest
-RETURN contents + tags + rest AS deleted
+RETURN count(*) AS deleted
