@@ -36,7 +36,7 @@ from mragent.core.engines import (
     engine_for_scheme,
     url_schemes,
 )
-from mragent.core.errors import ConfigError
+from mragent.core.errors import BackendUnavailable, ConfigError
 from mragent.core.queries import ENGINE_DIRS, FRAGMENTS, engine_dir, get_query, query_names
 from mragent.core.store import connect
 from mragent.core.store.base import Capabilities
@@ -234,3 +234,16 @@ def test_an_override_must_replace_a_common_file_and_declare_the_same(
 ) -> None:
     with pytest.raises(ConfigError, match=error):
         _load(tmp_path, monkeypatch, {"q.cypher": _COMMON, **files})
+
+
+def test_a_url_naming_another_engine_than_the_servers_is_refused(
+    engine_urls: dict[str, str | None],
+) -> None:
+    """A ``memgraph://`` URL that reaches a Neo4j would otherwise fail at its first
+    statement, as a syntax error in the other dialect."""
+    url = engine_urls["neo4j"]
+    if url is None:
+        conftest.unavailable("neo4j", "no Neo4j server to dial as another engine")
+    address = url.split("://", 1)[1]
+    with pytest.raises(BackendUnavailable, match=r"is neo4j .* not the memgraph .* use neo4j://"):
+        connect.open_store(f"memgraph://{address}")

@@ -65,8 +65,8 @@ class BoltStore(GraphStore):
     Args:
         uri: A ``bolt://`` or ``neo4j://`` URI (no credentials in it).
         auth: ``(user, password)`` or None for a server without auth.
-        engine: The engine the URL named, or None to detect it from the server's
-            agent string (:func:`mragent.core.engines.detect`).
+        engine: The engine the URL named (the server must be it), or None to detect
+            it from the server's agent string (:func:`mragent.core.engines.detect`).
         database: A database name, for an engine that has named databases
             (ignored by the others).
 
@@ -95,7 +95,15 @@ class BoltStore(GraphStore):
         except ValueError as exc:
             raise BackendUnavailable(f"bad Bolt URI {uri!r}: {exc}") from None
         agent = info.agent or ""
-        chosen = engine or detect("bolt", agent)
+        chosen = detect("bolt", agent)
+        if engine is not None and engine is not chosen:
+            # Otherwise the first statement in the other dialect fails as a syntax error.
+            self._driver.close()
+            raise BackendUnavailable(
+                f"the server at {uri} is {chosen.name} (agent {agent!r}), not the"
+                f" {engine.name} its URL's scheme named: use"
+                f" {' or '.join(s + '://' for s in chosen.schemes)} or bolt://"
+            )
         self._database = database if chosen.databases else None
         version = agent.split("/", 1)[-1]
         if chosen.version_query:
