@@ -31,4 +31,4 @@ def test_the_smallest_keys_and_the_count_below_match_plain_comparison() -> None:
         expected = sorted(range(len(slots)), key=lambda i: keys[slots[i]])[:n]
         assert index.smallest(slots, n).tolist() == expected
         probe = rng.choice(keys) + rng.choice(["", "a"])
-        assert index.count_below(slots, probe) == sum(keys[s] < probe for s in slots.tolist())
+        assert index.among(slots).count_below(probe) == sum(keys[s] < probe for s in slots.tolist())

@@ -31,7 +31,8 @@ import numpy as np
 
 from mragent.core.genome import Genome
 from mragent.core.retrieval.fusion import Side, fuse
-from mragent.core.retrieval.slot_keys import SlotKeys
+from mragent.core.retrieval.selection import kth_largest
+from mragent.core.retrieval.slot_keys import KeysAmong, SlotKeys
 from mragent.core.retrieval.sparse_index import SparseHits, SparseIndex
 from mragent.core.store.base import GraphStore
 from mragent.core.text import content_words
@@ -371,7 +372,7 @@ def top_positions(
     if k <= 0 or not len(scores):
         return []
     if k < len(scores):
-        cut = np.partition(scores, len(scores) - k)[len(scores) - k]
+        cut = kth_largest(scores, k)
         above = np.flatnonzero(scores > cut)
         # Of the scores tied at the cut, only the first few by key make the k.
         tied = np.flatnonzero(scores == cut)
@@ -398,11 +399,14 @@ class _Ranker:
 
     def __init__(self, scores: np.ndarray, slots: np.ndarray, keys: SlotKeys) -> None:
         self.scores, self.slots, self.keys = scores, slots, keys
-        self._tied: dict[float, np.ndarray] = {}
+        # Per score: how many score above it, and the keys tied at it. Most hits share
+        # a few scores (a common word's), so each is read from the population once.
+        self._at: dict[float, tuple[int, KeysAmong]] = {}
 
     def rank(self, value: float, key: str) -> int:
-        above = int(np.count_nonzero(self.scores > value))
-        tied = self._tied.get(value)
-        if tied is None:
-            tied = self._tied[value] = self.slots[self.scores == value]
-        return 1 + above + self.keys.count_below(tied, key)
+        at = self._at.get(value)
+        if at is None:
+            above = int(np.count_nonzero(self.scores > value))
+            at = self._at[value] = (above, self.keys.among(self.slots[self.scores == value]))
+        above, tied = at
+        return 1 + above + tied.count_below(key)

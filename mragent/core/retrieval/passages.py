@@ -68,6 +68,7 @@ class PassageIndex:
         self.sparse = SparseIndex()
         self.dense = DensePassages(dimension)
         self.dense_entry = dense
+        self._admitted_count: tuple[np.ndarray | None, int, int] = (None, -1, 0)
 
     def __len__(self) -> int:
         return int(np.count_nonzero(self.columns.live))
@@ -161,7 +162,10 @@ class PassageIndex:
 
     def idf(self, word: str, mask: np.ndarray) -> float:
         """Rarity of ``word`` among the admitted contents (unknown: rarest)."""
-        n = max(1, int(np.count_nonzero(mask[: len(self.ids)])))
+        held, size, n = self._admitted_count
+        if held is not mask or size != len(self.ids):  # counted once per mask and size
+            n = max(1, int(np.count_nonzero(mask[: len(self.ids)])))
+            self._admitted_count = (mask, len(self.ids), n)
         df = self.sparse.document_frequency(word, mask)
         return math.log(1 + n / df) if df else math.log(1 + n)
 

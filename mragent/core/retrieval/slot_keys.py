@@ -75,14 +75,26 @@ class SlotKeys:
             chosen = np.concatenate([sure, edge])
         return chosen[self._order(slots[chosen])]
 
-    def count_below(self, slots: np.ndarray, key: str) -> int:
-        """How many of ``slots`` have a key that sorts before ``key``."""
-        starts = self._starts[slots]
-        start = prefixes([key])[0]
-        alike = slots[starts == start].tolist()
-        return int(np.count_nonzero(starts < start)) + sum(self._keys[s] < key for s in alike)
+    def among(self, slots: np.ndarray) -> KeysAmong:
+        """The keys of ``slots`` alone, to count those below a key again and again."""
+        return KeysAmong(self._keys, slots, self._starts[slots])
 
     def _order(self, slots: np.ndarray) -> np.ndarray:
         """Positions of ``slots`` in key order (a stable sort)."""
         keys = [self._keys[slot] for slot in slots.tolist()]
         return np.asarray(sorted(range(len(keys)), key=keys.__getitem__), dtype=np.intp)
+
+
+class KeysAmong:
+    """The keys of a fixed set of slots (one score's ties), their prefixes gathered
+    once: counting those below each of a question's hits then reads no other slot."""
+
+    def __init__(self, keys: list[str], slots: np.ndarray, starts: np.ndarray) -> None:
+        self._keys, self._slots, self._starts = keys, slots, starts
+
+    def count_below(self, key: str) -> int:
+        """How many of the slots have a key that sorts before ``key``."""
+        start = prefixes([key])[0]
+        alike = self._slots[self._starts == start].tolist()
+        below = int(np.count_nonzero(self._starts < start))
+        return below + sum(self._keys[s] < key for s in alike)

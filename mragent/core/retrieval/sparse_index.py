@@ -52,11 +52,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from mragent.core.retrieval.selection import kth_largest
 from mragent.core.string_arrays import packed, unpacked
 
 K1 = 1.5
 B = 0.75
 _GROW = 1.5
+_FREQUENCIES_KEPT = 1 << 16  # document frequencies kept per population, at most
 _SAFETY = 1e-9  # relative slack on a bound: float sums differ from exact ones far below it
 
 
@@ -101,6 +103,7 @@ class SparseIndex:
         self.dead_postings = 0
         self._changes = 0  # adds and removes so far: what the cached statistics depend on
         self._population: tuple[np.ndarray, int, np.ndarray, int, float, np.ndarray] | None = None
+        self._frequencies: dict[str, int] = {}  # per term, under the population held
 
     def _reserve(self, slot: int) -> None:
         if slot < len(self.live):
@@ -159,9 +162,17 @@ class SparseIndex:
         return np.concatenate([slots, more[0]]), np.concatenate([tfs, more[1]])
 
     def document_frequency(self, term: str, mask: np.ndarray) -> int:
-        """How many documents ``mask`` admits contain ``term``."""
-        slots, _ = self.postings(term)
-        return int(np.count_nonzero(self._admitted(mask)[0][slots]))
+        """How many documents ``mask`` admits contain ``term`` (kept with the population:
+        synthesis asks for every word of every sentence it weighs, and a common word's
+        postings run to hundreds of thousands at a million contents)."""
+        admitted = self._admitted(mask)[0]
+        df = self._frequencies.get(term)
+        if df is None:
+            if len(self._frequencies) >= _FREQUENCIES_KEPT:
+                self._frequencies.clear()
+            slots, _ = self.postings(term)
+            df = self._frequencies[term] = int(np.count_nonzero(admitted[slots]))
+        return df
 
     def scores(self, terms: Sequence[str], mask: np.ndarray) -> SparseHits:
         """BM25 of every admitted document sharing a term with ``terms``.
@@ -202,7 +213,7 @@ class SparseIndex:
         else:
             return self._score(parts, norms, None)  # k or fewer documents in all
         first = self._score(parts, norms, member).scores
-        floor = float(np.partition(first, len(first) - k)[len(first) - k])
+        floor = kth_largest(first, k)
         # A document's score is at most its part from the highest-bounded term it holds
         # plus the bounds of the terms below that one. The terms whose bounds sum below
         # the floor cannot lift a document to it alone; of each other term, only the
@@ -279,6 +290,7 @@ class SparseIndex:
         if held is not None and held[0] is mask and held[1] == self._changes:
             return held[2], held[3], held[4], held[5]
         admitted = _fit(mask, len(self.live)) & self.live
+        self._frequencies = {}
         n = int(np.count_nonzero(admitted))
         avg = float(self.lengths[admitted].sum()) / n or 1.0 if n else 1.0
         # The same elementwise floats a question's postings would compute, once.
