@@ -298,13 +298,20 @@ def plot(results: dict[str, Any], path: Path) -> None:
     ]
     fig, axes = plt.subplots(2, 3, figsize=(13, 7))
     for ax, (title, value) in zip(axes.flat, panels, strict=True):
+        drawn = False
         for engine in engines:
             points = sorted(
                 (case["size"], value(case))
                 for case in cases.values()
                 if case["engine"] == engine and (case["ingest"] or "ingest" not in title)
             )
-            ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", label=engine)
+            if points:
+                ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", label=engine)
+                drawn = True
+        if not drawn:  # a reused namespace without its ingest figures: an empty log axis fails
+            ax.set_title(f"{title}: not in this run")
+            ax.axis("off")
+            continue
         ax.set(xscale="log", yscale="log", title=title, xlabel="contents")
         ax.grid(True, which="both", alpha=0.3)
         ax.legend()
