@@ -60,6 +60,9 @@ B = 0.75
 _GROW = 1.5
 _FREQUENCIES_KEPT = 1 << 16  # document frequencies kept per population, at most
 _SAFETY = 1e-9  # relative slack on a bound: float sums differ from exact ones far below it
+# A mask, the index's changes when it was read, the live slots it admits, their number
+# and mean length, every slot's length norm, and document frequencies counted under it.
+_Population = tuple[np.ndarray, int, np.ndarray, int, float, np.ndarray, dict[str, int]]
 
 
 @dataclass(frozen=True)
@@ -102,8 +105,7 @@ class SparseIndex:
         self.live = np.zeros(0, dtype=bool)
         self.dead_postings = 0
         self._changes = 0  # adds and removes so far: what the cached statistics depend on
-        self._population: tuple[np.ndarray, int, np.ndarray, int, float, np.ndarray] | None = None
-        self._frequencies: dict[str, int] = {}  # per term, under the population held
+        self._population: _Population | None = None
 
     def _reserve(self, slot: int) -> None:
         if slot < len(self.live):
@@ -165,13 +167,14 @@ class SparseIndex:
         """How many documents ``mask`` admits contain ``term`` (kept with the population:
         synthesis asks for every word of every sentence it weighs, and a common word's
         postings run to hundreds of thousands at a million contents)."""
-        admitted = self._admitted(mask)[0]
-        df = self._frequencies.get(term)
+        held = self._held(mask)
+        admitted, frequencies = held[2], held[6]
+        df = frequencies.get(term)
         if df is None:
-            if len(self._frequencies) >= _FREQUENCIES_KEPT:
-                self._frequencies.clear()
+            if len(frequencies) >= _FREQUENCIES_KEPT:
+                frequencies.clear()
             slots, _ = self.postings(term)
-            df = self._frequencies[term] = int(np.count_nonzero(admitted[slots]))
+            df = frequencies[term] = int(np.count_nonzero(admitted[slots]))
         return df
 
     def scores(self, terms: Sequence[str], mask: np.ndarray) -> SparseHits:
@@ -286,17 +289,24 @@ class SparseIndex:
         until a document comes or goes: a reader asks with the same mask object
         until its view changes, and a question then costs only its terms' postings.
         """
+        held = self._held(mask)
+        return held[2], held[3], held[4], held[5]
+
+    def _held(self, mask: np.ndarray) -> _Population:
+        """The population kept for ``mask`` (see :meth:`_admitted`), with the document
+        frequencies counted under it: one tuple, so a reader on another thread that
+        swaps the population in never mixes its counts with this one's."""
         held = self._population
         if held is not None and held[0] is mask and held[1] == self._changes:
-            return held[2], held[3], held[4], held[5]
+            return held
         admitted = _fit(mask, len(self.live)) & self.live
-        self._frequencies = {}
         n = int(np.count_nonzero(admitted))
         avg = float(self.lengths[admitted].sum()) / n or 1.0 if n else 1.0
         # The same elementwise floats a question's postings would compute, once.
         norms = self.k1 * (1 - self.b + self.b * self.lengths / avg)
-        self._population = (mask, self._changes, admitted, n, avg, norms)
-        return admitted, n, avg, norms
+        held = (mask, self._changes, admitted, n, avg, norms, {})
+        self._population = held
+        return held
 
     def compact(self) -> None:
         """Drop the postings of removed documents and terms left without any."""
