@@ -258,8 +258,19 @@ def test_a_session_never_sends_the_password_to_whatever_takes_the_port(
             thread = threading.Thread(target=serve)
             thread.start()
             try:
-                with pytest.raises(BackendUnavailable, match="refusing to send the password"):
+                # The first call can go out on the pooled connection to the stopped
+                # server and fail there (under load the session has not yet seen it
+                # gone); the reconnection after it must be refused before any AUTH.
+                try:
                     session.remember("The west gate opens at ten.")
+                    pytest.fail("a write after db stop succeeded")
+                except BackendUnavailable as exc:
+                    if "refusing to send the password" not in str(exc):
+                        assert str(exc).startswith("lost FalkorDB"), exc
+                        with pytest.raises(
+                            BackendUnavailable, match="refusing to send the password"
+                        ):
+                            session.remember("The west gate opens at ten.")
             finally:
                 done.set()
                 thread.join()
