@@ -10,14 +10,18 @@ here, so the embedded FalkorDB serves them all.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 import os
 import shutil
 import subprocess
 import sys
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -262,3 +266,93 @@ def test_a_signed_copy_that_cannot_be_read_is_deleted_and_rebuilt(
     with caplog.at_level(logging.WARNING, logger="mragent.memory.index_files"):
         MemoryReader(falkor_store, ns)
     assert "cannot be read" not in caplog.text
+
+
+def _settle(copy: Path) -> None:
+    """Wait until the file system's clock has passed the change time of every file of
+    ``copy`` (its times are coarse: a tick is milliseconds, on some a second)."""
+    newest = max(p.stat().st_ctime_ns for p in copy.iterdir())
+    probe = copy.parent / ".clock"
+    for _ in range(400):
+        probe.write_bytes(b"")
+        if probe.stat().st_ctime_ns > newest:
+            break
+        time.sleep(0.005)
+    probe.unlink()
+
+
+def _hashed_files(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The names of the files read to check a seal from now on."""
+    seen: list[str] = []
+    digest = hashlib.file_digest
+
+    def counted(handle: Any, name: str) -> Any:
+        seen.append(Path(handle.name).name)
+        return digest(handle, name)
+
+    monkeypatch.setattr(hashlib, "file_digest", counted)
+    return seen
+
+
+def test_a_checked_copy_is_not_read_again_while_its_files_stand(
+    falkor_store: GraphStore,
+    ns: str,
+    fact: str,
+    index_dir: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    MemoryReader(falkor_store, ns)
+    copy = _copy(index_dir)
+    assert (copy / index_files.RECORD).exists()  # made with the seal
+    _settle(copy)
+    hashed = _hashed_files(monkeypatch)
+    assert index_files._signed(copy)  # whatever was written in the record's tick is read
+    _settle(copy)
+    hashed.clear()
+    assert index_files._signed(copy)
+    assert hashed == []
+    assert (
+        FACT
+        in MemoryReader(falkor_store, ns).reconstruct(QUESTION, PRESETS["default"]).context.text
+    )
+
+
+def test_a_file_rewritten_after_the_record_is_read_again_and_fails(
+    falkor_store: GraphStore,
+    ns: str,
+    fact: str,
+    index_dir: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    MemoryReader(falkor_store, ns)
+    copy = _copy(index_dir)
+    _settle(copy)
+    assert index_files._signed(copy)  # every file's digest now taken from the record
+    live = copy / "cues.live.npy"
+    data = bytearray(live.read_bytes())
+    data[-1] ^= 1  # the same size, in place: only the file's times tell
+    live.write_bytes(bytes(data))
+    hashed = _hashed_files(monkeypatch)
+    assert not index_files._signed(copy)
+    assert hashed == ["cues.live.npy"]
+
+
+def test_a_record_not_made_with_the_key_vouches_for_nothing(
+    falkor_store: GraphStore,
+    ns: str,
+    fact: str,
+    index_dir: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    MemoryReader(falkor_store, ns)
+    copy = _copy(index_dir)
+    record = copy / index_files.RECORD
+    forged = json.loads(record.read_text(encoding="utf-8"))
+    forged["files"]["hnsw.bin"][-1] = "0" * 64
+    forged["mac"] = "0" * 64
+    record.write_text(json.dumps(forged), encoding="utf-8")
+    _settle(copy)
+    hashed = _hashed_files(monkeypatch)
+    assert index_files._signed(copy)  # the files are whole: hashed, and the seal holds
+    assert "hnsw.bin" in hashed
+    assert json.loads(record.read_text(encoding="utf-8"))["mac"] != "0" * 64  # made anew

@@ -19,6 +19,20 @@ is parsed: hnswlib trusts its files (a crafted ``hnsw.bin`` crashed every later
 reader), and a copy with its live masks zeroed would answer nothing. A copy that
 fails the check is deleted, with one line logged, and rebuilt from the database.
 
+Hashing a million memories' copy (about 900 MB) took longer than the rest of
+opening it, so a check keeps what it hashed: ``seal.record`` holds, under an
+HMAC with the same key, each file's identity (device, inode, size, modification
+and change times in ns) and SHA-256. A file whose identity is the recorded one
+is taken at its recorded digest without reading it, if its change time is
+earlier than the record's own: a write to the file after the record was made
+gives it a change time at least the record's, which nobody but root can set
+back, and a replacement file is another inode. A file changed in the same clock
+tick as the record was written (the file systems' times are coarse) is therefore
+hashed again, as is every file the record does not name or names otherwise;
+the seal is then checked against the digests, and the record made anew.
+Files whose names start with a dot (a record being replaced) are not part of a
+copy.
+
 A checked copy's arrays are **memory-mapped**, not read (``numpy.load`` with
 ``mmap_mode="c"``: pages come from the file as they are touched, and a write
 lands in the reader's private copy of the page, never in the file), so a large
@@ -64,6 +78,7 @@ import hnswlib
 import numpy as np
 
 from mragent.core.embedding import EmbedderIdentity
+from mragent.core.files import PRIVATE, write_bytes_atomic
 from mragent.core.paths import default_home
 from mragent.core.retrieval.cue_search import CueIndex
 from mragent.core.retrieval.passages import PassageIndex
@@ -78,6 +93,7 @@ FORMAT = 6  # 2: the passage vectors' HNSW index; 3: signed, tied to the purge v
 # 6: string columns as UTF-8 text and offsets, not fixed-width arrays
 SAVE_AFTER = 500  # rows applied since the last copy that make a new one worth writing
 SEAL = "seal"
+RECORD = "seal.record"  # identities and digests of the files last checked
 LOG = logging.getLogger(__name__)
 
 
@@ -99,22 +115,102 @@ def _key(create: bool) -> bytes | None:
 
 def _signature(key: bytes, where: Path) -> str:
     """HMAC-SHA256 over the name and SHA-256 of every file of a copy but its seal."""
+    return _sealed(key, {name: digest for name, (_, digest) in _digests(where, {})[0].items()})
+
+
+def _sealed(key: bytes, digests: dict[str, str]) -> str:
+    """The seal of a copy whose files have ``digests`` (name -> SHA-256 hex)."""
     mac = hmac.new(key, digestmod=hashlib.sha256)
-    for path in sorted(p for p in where.iterdir() if p.name != SEAL):
-        with open(path, "rb") as handle:
-            digest = hashlib.file_digest(handle, "sha256").hexdigest()
-        mac.update(f"{path.name}\0{digest}\n".encode())
+    for name in sorted(digests):
+        mac.update(f"{name}\0{digests[name]}\n".encode())
     return mac.hexdigest()
 
 
+Identity = tuple[int, int, int, int, int]  # device, inode, size, mtime ns, ctime ns
+
+
+def _identity(info: os.stat_result) -> Identity:
+    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+
+
+def _digests(
+    where: Path, known: dict[str, tuple[Identity, str]], settled_before: int = 0
+) -> tuple[dict[str, tuple[Identity, str]], bool]:
+    """Every file of the copy (not its seal or record) -> (identity, SHA-256 hex), and
+    whether any was read: the digest in ``known`` where the file's identity is the one
+    known and its change time is before ``settled_before`` (ns), else the file's
+    hashed now."""
+    found: dict[str, tuple[Identity, str]] = {}
+    hashed = False
+    for path in where.iterdir():
+        if path.name in (SEAL, RECORD) or path.name.startswith("."):
+            continue
+        entry = known.get(path.name)
+        if entry is not None:
+            identity = _identity(path.stat())
+            if identity == entry[0] and identity[4] < settled_before:
+                found[path.name] = entry
+                continue
+        with open(path, "rb") as handle:  # the identity of the very file hashed
+            identity = _identity(os.fstat(handle.fileno()))
+            found[path.name] = (identity, hashlib.file_digest(handle, "sha256").hexdigest())
+        hashed = True
+    return found, hashed
+
+
+def _record_mac(key: bytes, files: dict[str, tuple[Identity, str]]) -> str:
+    text = json.dumps({name: [*files[name][0], files[name][1]] for name in sorted(files)})
+    return hmac.new(key, b"record\0" + text.encode(), hashlib.sha256).hexdigest()
+
+
+def _recorded(key: bytes, where: Path) -> tuple[dict[str, tuple[Identity, str]], int]:
+    """The files the copy's record vouches for, and the record's change time (ns);
+    nothing when there is no record or its MAC fails."""
+    try:
+        with open(where / RECORD, "rb") as handle:
+            changed = os.fstat(handle.fileno()).st_ctime_ns
+            data = json.loads(handle.read())
+        files: dict[str, tuple[Identity, str]] = {}
+        for name, row in data["files"].items():
+            dev, ino, size, mtime, ctime, digest = row
+            identity = (int(dev), int(ino), int(size), int(mtime), int(ctime))
+            files[str(name)] = (identity, str(digest))
+        if hmac.compare_digest(str(data["mac"]), _record_mac(key, files)):
+            return files, changed
+    except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
+        pass
+    return {}, 0
+
+
+def _record(key: bytes, where: Path, files: dict[str, tuple[Identity, str]]) -> None:
+    """Keep ``files`` (identities and digests) as the copy's record; best effort: a
+    copy without one is hashed whole at its next check."""
+    data = {
+        "files": {name: [*identity, digest] for name, (identity, digest) in files.items()},
+        "mac": _record_mac(key, files),
+    }
+    with contextlib.suppress(OSError):
+        write_bytes_atomic(where / RECORD, json.dumps(data).encode(), mode=PRIVATE)
+
+
 def _signed(where: Path) -> bool:
-    """Whether the copy at ``where`` carries a valid signature with this home's key."""
+    """Whether the copy at ``where`` carries a valid signature with this home's key
+    (files whose recorded identity holds are not read again, see the module's notes)."""
     key = _key(create=False)
+    if key is None:
+        return False
     try:
         seal = (where / SEAL).read_text(encoding="ascii").strip()
-        return key is not None and hmac.compare_digest(seal, _signature(key, where))
+        known, settled_before = _recorded(key, where)
+        files, hashed = _digests(where, known, settled_before)
     except (OSError, UnicodeDecodeError):
         return False
+    digests = {name: digest for name, (_, digest) in files.items()}
+    if not hmac.compare_digest(seal, _sealed(key, digests)):
+        return False
+    if hashed or files.keys() != known.keys():
+        _record(key, where, files)  # later checks take these files' digests as read
+    return True
 
 
 def _usable(where: Path) -> bool:
@@ -275,6 +371,11 @@ def _write(index: LiveIndex, where: Path, key: bytes) -> None:
         **_prefixed("sparse", passages.sparse.to_arrays()),
         "dense_present": passages.dense.present[: len(passages.ids)],
     }
+    # The HNSW files first: the largest, they are then the likeliest to have settled
+    # (see the module's notes) when the record is made, and not be hashed again.
+    for name, hnsw in (("hnsw.bin", cues.hnsw), ("contents_hnsw.bin", passages.dense.hnsw)):
+        hnsw.save_index(str(where / name))
+        os.chmod(where / name, 0o600)
     for group, arrays in (("cues", cue_arrays), ("contents", content_arrays)):
         for name, values in arrays.items():
             _private(
@@ -283,11 +384,11 @@ def _write(index: LiveIndex, where: Path, key: bytes) -> None:
             )
     logs = {str(slot): list(entry) for slot, entry in passages.logs.items()}
     _private(where / "logs.json", lambda f: f.write(json.dumps(logs).encode()))
-    for name, hnsw in (("hnsw.bin", cues.hnsw), ("contents_hnsw.bin", passages.dense.hnsw)):
-        hnsw.save_index(str(where / name))
-        os.chmod(where / name, 0o600)
     _private(where / "meta.json", lambda f: f.write(json.dumps(meta).encode()))
-    _private(where / SEAL, lambda f: f.write(_signature(key, where).encode()))
+    files = _digests(where, {})[0]
+    seal = _sealed(key, {name: digest for name, (_, digest) in files.items()})
+    _private(where / SEAL, lambda f: f.write(seal.encode()))
+    _record(key, where, files)
 
 
 def _read(
