@@ -160,3 +160,15 @@ def test_scores_are_summed_per_slot_in_query_order() -> None:
         hits = index.scores(terms, mask)
         assert hits.slots.tolist() == unique.tolist()
         assert hits.scores.tolist() == np.bincount(inverse, np.concatenate(values)).tolist()
+
+
+def test_saved_bounds_are_the_ones_a_load_would_compute() -> None:
+    for seed in range(200):
+        index, _, _ = _history(seed)
+        arrays = index.to_arrays()
+        kept = SparseIndex.from_arrays(arrays)
+        recomputed = SparseIndex.from_arrays(
+            {k: v for k, v in arrays.items() if k not in ("tf_max", "length_min")}
+        )
+        assert kept._tf_max == recomputed._tf_max, seed
+        assert kept._length_min == recomputed._length_min, seed

@@ -367,13 +367,16 @@ class SparseIndex:
             "tfs": self._base_tfs,
             "lengths": self.lengths,
             "live": self.live,
+            "tf_max": np.frombuffer(self._tf_max, np.float32),
+            "length_min": np.frombuffer(self._length_min, np.float32),
         }
 
     @classmethod
     def from_arrays(cls, data: dict[str, np.ndarray]) -> SparseIndex:
         """An index saved by :meth:`to_arrays`. The postings arrays become its base as
-        they are (memory-mapped ones stay mapped); only the vocabulary, the lengths and
-        the live mask are read into memory.
+        they are (memory-mapped ones stay mapped); only the vocabulary, the lengths, the
+        live mask and the terms' bounds are read into memory (the bounds recomputed
+        from the postings when the arrays have none).
 
         Raises:
             ValueError: when the arrays do not describe one index.
@@ -395,7 +398,15 @@ class SparseIndex:
         index._base_tfs = np.asarray(tfs, np.float32)
         index.lengths = np.array(data["lengths"], dtype=np.float64)
         index.live = np.array(data["live"], dtype=bool)
-        index._bound_terms()
+        if "tf_max" in data and "length_min" in data:  # the bounds kept with the postings
+            tf_max = np.asarray(data["tf_max"], np.float32)
+            length_min = np.asarray(data["length_min"], np.float32)
+            if tf_max.shape != (len(terms),) or length_min.shape != (len(terms),):
+                raise ValueError("sparse index bounds do not fit its terms")
+            index._tf_max = array("f", tf_max.tobytes())
+            index._length_min = array("f", length_min.tobytes())
+        else:
+            index._bound_terms()
         return index
 
 
