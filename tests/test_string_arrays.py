@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
+import random
+
 import numpy as np
 import pytest
 
-from mragent.core.string_arrays import pack_strings, packed, unpack_strings, unpacked
+from mragent.core.retrieval.slot_keys import prefixes
+from mragent.core.string_arrays import (
+    PackedStrings,
+    pack_strings,
+    packed,
+    unpack_strings,
+    unpacked,
+)
 
 CASES = [
     [],
@@ -70,3 +79,21 @@ def test_named_arrays_round_trip() -> None:
     arrays = packed("texts", ["one", "two"])
     assert set(arrays) == {"texts_utf8", "texts_ends"}
     assert unpacked("texts", arrays) == ["one", "two"]
+
+
+def test_packed_prefixes_are_the_keys_prefixes() -> None:
+    rng = random.Random(7)
+    letters = "abcXYZ éß中文😀\u0301 -~"
+    for _ in range(500):
+        keys = [
+            "".join(rng.choice(letters) for _ in range(rng.randint(0, 14)))
+            for _ in range(rng.randint(1, 40))
+        ]
+        column = PackedStrings.of(*pack_strings(keys))
+        assert isinstance(column, PackedStrings)
+        added = ["".join(rng.choice(letters) for _ in range(rng.randint(0, 9))) for _ in range(2)]
+        for key in added:
+            column.append(key)
+        got = column.prefixes()
+        assert got.dtype == np.uint64
+        assert got.tolist() == prefixes(keys + added).tolist(), keys

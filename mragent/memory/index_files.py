@@ -3,14 +3,18 @@
 Layout: ``<dir>/<uid>/<scopes>/<version>/`` (``dir``: ``$MRAGENT_INDEX_DIR``,
 else ``index`` under the mragent home; ``scopes``: a digest of the scopes
 indexed), holding ``meta.json`` (format, namespace, scopes, uid, version,
-embedder identity), one ``.npy`` file per array (``cues.*.npy`` and
-``contents.*.npy``: slot tables, BM25 postings and vocabulary, view state),
+embedder identity, scope names), one ``.npy`` file per array (``cues.*.npy`` and
+``contents.*.npy``: slot tables, BM25 postings, vocabulary and bounds, view
+state, and the slots in id order and in (scope, cue text) order that the
+lookups of :mod:`~mragent.core.retrieval.sorted_lookup` search),
 ``hnsw.bin`` and ``contents_hnsw.bin`` (hnswlib's own files of the cue and
 passage vectors). No
 content's text is stored: titles and cue texts (the indexes' keys), term
-postings and vectors only. A copy is written into a temporary directory and
-renamed into place, so a reader only ever sees a whole one; older copies of the
-namespace are removed after. Directories are 0700 and files 0600.
+postings and vectors only. Strings stay packed when loaded
+(:class:`~mragent.core.string_arrays.PackedStrings`): each is decoded when used.
+A copy is written into a temporary directory and renamed into place, so a
+reader only ever sees a whole one; older copies of the namespace are removed
+after. Directories are 0700 and files 0600.
 
 Every copy is **signed**: ``seal`` holds an HMAC-SHA256, with a per-home key
 (``index.key`` under the mragent home, 0600, made at the first save), over the
@@ -71,6 +75,7 @@ import os
 import shutil
 import tempfile
 import uuid
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -82,15 +87,21 @@ from mragent.core.files import PRIVATE, write_bytes_atomic
 from mragent.core.paths import default_home
 from mragent.core.retrieval.cue_search import CueIndex
 from mragent.core.retrieval.passages import PassageIndex
-from mragent.core.retrieval.slot_keys import SlotKeys
+from mragent.core.retrieval.slot_keys import SlotKeys, prefixes
+from mragent.core.retrieval.sorted_lookup import IdSlots, ScopedSlots, SortedLookup, key_order
 from mragent.core.retrieval.sparse_index import SparseIndex
-from mragent.core.string_arrays import packed, unpacked
+from mragent.core.string_arrays import (
+    PackedStrings,
+    StringColumn,
+    packed,
+)
 from mragent.memory.keyfile import load_key, make_key
 from mragent.memory.live_index import LiveIndex
 
-FORMAT = 6  # 2: the passage vectors' HNSW index; 3: signed, tied to the purge version;
+FORMAT = 7  # 2: the passage vectors' HNSW index; 3: signed, tied to the purge version;
 # 4: one .npy file per array, memory-mapped at load; 5: words of every script;
-# 6: string columns as UTF-8 text and offsets, not fixed-width arrays
+# 6: string columns as UTF-8 text and offsets, not fixed-width arrays; 7: scopes as
+# codes into the names in meta.json, the BM25 terms' bounds kept
 SAVE_AFTER = 500  # rows applied since the last copy that make a new one worth writing
 SEAL = "seal"
 RECORD = "seal.record"  # identities and digests of the files last checked
@@ -354,19 +365,24 @@ def _write(index: LiveIndex, where: Path, key: bytes) -> None:
         "embedder": index.identity.as_text(),
         "cues": len(cues.ids),
         "contents": len(passages.ids),
+        "cue_scopes": cues.scope_names,
+        "content_scopes": passages.scope_names,
     }
+    texts = cues.texts.tolist()
     cue_arrays = {
         **packed("ids", cues.ids),
-        **packed("texts", cues.texts.tolist()),
-        **packed("scopes", cues.scopes),
+        **packed("texts", texts),
+        "scope_codes": cues.scope_codes[: len(cues.ids)],
         "live": cues.live[: len(cues.ids)],
+        "id_order": _order(cues.slot_of.values(), cues.ids),
+        "text_order": _order(cues.by_text.values(), texts, cues.scope_codes),
         **_prefixed("sparse", cues.sparse.to_arrays()),
     }
     content_arrays = {
         **packed("ids", passages.ids),
         **packed("keys", passages.keys.tolist()),
+        "id_order": _order(passages.slot_of.values(), passages.ids),
         **packed("titles", passages.titles),
-        **packed("scopes", passages.scopes),
         **_prefixed("column", passages.columns.arrays(len(passages.ids))),
         **_prefixed("sparse", passages.sparse.to_arrays()),
         "dense_present": passages.dense.present[: len(passages.ids)],
@@ -403,15 +419,13 @@ def _read(
     cues = CueIndex(identity.dimension)
     cues.hnsw = hnswlib.Index(space="cosine", dim=identity.dimension)
     cues.hnsw.load_index(str(where / "hnsw.bin"), max_elements=max(16, int(meta["cues"])))
-    texts = unpacked("texts", cue_data)
-    cues.ids, cues.texts = unpacked("ids", cue_data), SlotKeys(texts)
-    cues.scopes = unpacked("scopes", cue_data)
+    cues.scope_names, cues.scope_codes, cues.scopes = _scopes(meta["cue_scopes"], cue_data)
     cues.live = cue_data["live"].astype(bool)
-    cues.scope_names = sorted(set(cues.scopes))
-    cues.scope_codes = np.array([cues.scope_names.index(s) for s in cues.scopes], np.int16)
-    cues.slot_of = {cue_id: slot for slot, cue_id in enumerate(cues.ids)}
-    live = np.flatnonzero(cues.live).tolist()
-    cues.by_text = dict(zip([(cues.scopes[s], texts[s]) for s in live], live, strict=True))
+    cues.ids, cues.slot_of = _ids(cue_data)
+    texts, text_starts = _column("texts", cue_data)
+    cues.texts = SlotKeys(texts, text_starts)
+    lookup = SortedLookup(texts, text_starts, cues.scope_codes, cue_data["text_order"])
+    cues.by_text = ScopedSlots(lookup, cues.scope_names)
     cues.sparse = SparseIndex.from_arrays(_unprefixed("sparse", cue_data))
     passages = PassageIndex(identity.dimension, dense=not identity.lexical)
     passages.dense.hnsw = hnswlib.Index(space="cosine", dim=identity.dimension)
@@ -419,22 +433,58 @@ def _read(
         str(where / "contents_hnsw.bin"), max_elements=max(16, int(meta["contents"]))
     )
     passages.dense.present = content_data["dense_present"].astype(bool)
-    passages.ids = unpacked("ids", content_data)
-    passages.keys = SlotKeys(unpacked("keys", content_data))
-    passages.titles = unpacked("titles", content_data)
-    passages.scopes = unpacked("scopes", content_data)
-    passages.slot_of = {content_id: slot for slot, content_id in enumerate(passages.ids)}
-    passages.scope_names = sorted(set(passages.scopes))
+    passages.ids, passages.slot_of = _ids(content_data)
+    passages.keys = SlotKeys(*_column("keys", content_data))
+    passages.titles = _column("titles", content_data)[0]
     for name, values in _unprefixed("column", content_data).items():
         setattr(passages.columns, name, values)
-    passages.columns.scope = np.array(
-        [passages.scope_names.index(s) for s in passages.scopes], np.int16
+    passages.scope_names, passages.columns.scope, passages.scopes = _scopes(
+        meta["content_scopes"], {"scope_codes": content_data["column_scope"]}
     )
     passages.sparse = SparseIndex.from_arrays(_unprefixed("sparse", content_data))
     logs = json.loads((where / "logs.json").read_text(encoding="utf-8"))
     passages.logs = {int(slot): (entry[0], entry[1]) for slot, entry in logs.items()}
     version, purged_v = int(meta["version"]), int(meta["purged_v"])
     return LiveIndex(ns, scopes, identity, cues, passages, uid, version, purged_v=purged_v)
+
+
+def _scopes(names: Any, arrays: dict[str, np.ndarray]) -> tuple[list[str], np.ndarray, list[str]]:
+    """The scope names, each slot's code among them and each slot's scope, from a
+    copy's names and ``scope_codes`` array.
+
+    Raises:
+        ValueError: when a code names no scope.
+    """
+    if not isinstance(names, list) or not all(isinstance(name, str) for name in names):
+        raise ValueError("scope names are not a list of strings")
+    codes = np.array(arrays["scope_codes"], dtype=np.int16)
+    if len(codes) and not (int(codes.min()) >= 0 and int(codes.max()) < len(names)):
+        raise ValueError("a scope code names no scope")
+    return list(names), codes, np.array(names, dtype=object)[codes].tolist()
+
+
+def _column(name: str, arrays: dict[str, np.ndarray]) -> tuple[StringColumn, np.ndarray]:
+    """The packed strings ``name`` of a copy, and their prefixes."""
+    strings = PackedStrings.of(arrays[f"{name}_utf8"], arrays[f"{name}_ends"])
+    return strings, strings.prefixes() if isinstance(strings, PackedStrings) else prefixes(strings)
+
+
+def _ids(arrays: dict[str, np.ndarray]) -> tuple[StringColumn, IdSlots]:
+    """A copy's ids, and the id -> slot lookup over its saved ``id_order``."""
+    ids, starts = _column("ids", arrays)
+    one_group = np.zeros(len(ids), np.int16)
+    return ids, IdSlots(SortedLookup(ids, starts, one_group, arrays["id_order"]))
+
+
+def _order(
+    slots: Iterable[int], keys: StringColumn, groups: np.ndarray | None = None
+) -> np.ndarray:
+    """``slots`` in (group, key) order, for a lookup to search (see
+    :mod:`~mragent.core.retrieval.sorted_lookup`)."""
+    chosen = np.fromiter(slots, np.int64)
+    if groups is None:
+        groups = np.zeros(len(keys), np.int16)
+    return key_order(keys, prefixes(keys), groups[: len(keys)], chosen)
 
 
 def _mapped(where: Path, group: str) -> dict[str, np.ndarray]:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import heapq
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, MutableMapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,6 +35,7 @@ from mragent.core.retrieval.selection import kth_largest
 from mragent.core.retrieval.slot_keys import KeysAmong, SlotKeys
 from mragent.core.retrieval.sparse_index import SparseHits, SparseIndex
 from mragent.core.store.base import GraphStore
+from mragent.core.string_arrays import StringColumn
 from mragent.core.text import content_words
 
 HNSW_M = 16
@@ -87,14 +88,14 @@ class CueIndex:
 
     def __init__(self, dimension: int) -> None:
         self.dimension = dimension
-        self.ids: list[str] = []
+        self.ids: StringColumn = []
         self.texts = SlotKeys()
         self.scopes: list[str] = []
         self.live = np.zeros(0, dtype=bool)
         self.scope_codes = np.zeros(0, dtype=np.int16)
         self.scope_names: list[str] = []
-        self.slot_of: dict[str, int] = {}
-        self.by_text: dict[tuple[str, str], int] = {}  # (scope, text) -> live slot
+        self.slot_of: MutableMapping[str, int] = {}
+        self.by_text: MutableMapping[tuple[str, str], int] = {}  # (scope, text) -> live slot
         self.hnsw = new_hnsw(dimension)
         self.sparse = SparseIndex()
 

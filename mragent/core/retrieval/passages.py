@@ -27,7 +27,7 @@ handed to synthesis, is the database's answer in the traversal's round trip.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,6 +38,7 @@ from mragent.core.retrieval.cue_search import CueHit, CueIndex, top_positions
 from mragent.core.retrieval.passage_dense import DensePassages, fused_passages
 from mragent.core.retrieval.slot_keys import SlotKeys
 from mragent.core.retrieval.sparse_index import SparseHits, SparseIndex
+from mragent.core.string_arrays import StringColumn
 from mragent.core.text import content_words
 from mragent.core.view import ReadView
 
@@ -57,11 +58,11 @@ class PassageIndex:
     """
 
     def __init__(self, dimension: int = 0, dense: bool = True) -> None:
-        self.ids: list[str] = []
+        self.ids: StringColumn = []
         self.keys = SlotKeys()
-        self.titles: list[str] = []
+        self.titles: StringColumn = []
         self.scopes: list[str] = []
-        self.slot_of: dict[str, int] = {}
+        self.slot_of: MutableMapping[str, int] = {}
         self.logs: dict[int, tuple[list[float], list[str]]] = {}  # trust changes, if any
         self.scope_names: list[str] = []
         self.columns = _Columns()

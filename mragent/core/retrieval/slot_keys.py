@@ -16,12 +16,14 @@ from collections.abc import Iterable, Iterator
 
 import numpy as np
 
+from mragent.core.string_arrays import PackedStrings, StringColumn
+
 _GROW = 1.5
 
 
-def prefixes(keys: list[str]) -> np.ndarray:
+def prefixes(keys: Iterable[str]) -> np.ndarray:
     """The first eight UTF-8 bytes of each key as an unsigned integer (zero-padded)."""
-    starts = np.array([key.encode()[:8] for key in keys], dtype="S8")
+    starts = np.array([key.encode("utf-8", "surrogatepass")[:8] for key in keys], dtype="S8")
     return starts.view(">u8").astype(np.uint64)
 
 
@@ -30,11 +32,15 @@ class SlotKeys:
 
     Args:
         keys: The keys of slots ``0..len(keys)-1``.
+        starts: Their :func:`prefixes`, when already known (read with a saved copy).
     """
 
-    def __init__(self, keys: Iterable[str] = ()) -> None:
-        self._keys: list[str] = list(keys)
-        self._starts = prefixes(self._keys)
+    def __init__(self, keys: Iterable[str] = (), starts: np.ndarray | None = None) -> None:
+        # A packed list stays packed: its keys are decoded when compared.
+        self._keys: StringColumn = keys if isinstance(keys, PackedStrings) else list(keys)
+        self._starts = prefixes(self._keys) if starts is None else starts
+        if len(self._starts) != len(self._keys):
+            raise ValueError("a prefix for every key, and no more")
 
     def __len__(self) -> int:
         return len(self._keys)
@@ -47,7 +53,7 @@ class SlotKeys:
 
     def tolist(self) -> list[str]:
         """The keys as a plain list (for saving)."""
-        return list(self._keys)
+        return self._keys.tolist() if isinstance(self._keys, PackedStrings) else list(self._keys)
 
     def append(self, key: str) -> None:
         """The key of the next slot."""
@@ -89,7 +95,7 @@ class KeysAmong:
     """The keys of a fixed set of slots (one score's ties), their prefixes gathered
     once: counting those below each of a question's hits then reads no other slot."""
 
-    def __init__(self, keys: list[str], slots: np.ndarray, starts: np.ndarray) -> None:
+    def __init__(self, keys: StringColumn, slots: np.ndarray, starts: np.ndarray) -> None:
         self._keys, self._slots, self._starts = keys, slots, starts
 
     def count_below(self, key: str) -> int:
