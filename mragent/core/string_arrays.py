@@ -13,6 +13,7 @@ surrogate too.
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Iterator
 
 import numpy as np
@@ -85,7 +86,10 @@ class PackedStrings:
 
     def __init__(self, text: bytes, starts: np.ndarray, stops: np.ndarray) -> None:
         self._text = text  # followed by eight NULs (see prefixes)
-        self._starts, self._stops = starts, stops
+        # Python arrays: reading one offset gives an int, not a numpy scalar.
+        self._start_at = array("q", np.asarray(starts, np.int64).tobytes())
+        self._stop_at = array("q", np.asarray(stops, np.int64).tobytes())
+        self._count = len(starts)
         self._added: list[str] = []
 
     @classmethod
@@ -109,13 +113,14 @@ class PackedStrings:
         """Each string's first eight UTF-8 bytes as one big-endian unsigned integer,
         zero-padded: :func:`mragent.core.retrieval.slot_keys.prefixes` of the strings,
         read from the packed text without decoding it."""
-        lengths = np.minimum(self._stops - self._starts, 8)
+        starts = np.frombuffer(self._start_at, np.int64)
+        lengths = np.minimum(np.frombuffer(self._stop_at, np.int64) - starts, 8)
         # Every offset's next eight bytes as one integer (overlapping reads of the one
         # buffer), taken at each string's start, the bytes past the string masked.
         at_every_byte = np.ndarray(
             (len(self._text) - 7,), dtype=">u8", buffer=self._text, strides=(1,)
         )
-        base = (at_every_byte[self._starts] & _HEAD_MASKS[lengths]).astype(np.uint64)
+        base = (at_every_byte[starts] & _HEAD_MASKS[lengths]).astype(np.uint64)
         if not self._added:
             return base
         added = [value.encode("utf-8", "surrogatepass")[:8] for value in self._added]
@@ -123,18 +128,15 @@ class PackedStrings:
         return np.concatenate([base, tail])
 
     def __len__(self) -> int:
-        return len(self._starts) + len(self._added)
+        return self._count + len(self._added)
 
     def __getitem__(self, slot: int) -> str:
-        if not isinstance(slot, int | np.integer):
-            raise TypeError("a packed string list is indexed by one position")
-        if slot < 0:
-            slot += len(self)
-        base = len(self._starts)
-        if 0 <= slot < base:
-            start, stop = int(self._starts[slot]), int(self._stops[slot])
-            return self._text[start:stop].decode("utf-8", "surrogatepass")
-        return self._added[slot - base]
+        if 0 <= slot < self._count:
+            text = self._text[self._start_at[slot] : self._stop_at[slot]]
+            return text.decode("utf-8", "surrogatepass")
+        if slot < 0 and slot + len(self) >= 0:
+            return self[slot + len(self)]
+        return self._added[slot - self._count]
 
     def __iter__(self) -> Iterator[str]:
         yield from self.tolist()

@@ -230,7 +230,7 @@ class CueIndex:
         """BM25 over cue texts as a fusion side: the ``want`` best cues and ``extra``
         (the dense hits), ranked and normalised within every cue sharing a term."""
         hits = self.sparse.scores(content_words(question), mask)
-        slots = [self.slot_of[cue_id] for cue_id in extra if cue_id in self.slot_of]
+        slots = [slot for cue_id in extra if (slot := self.slot_of.get(cue_id)) is not None]
         return sparse_side(hits, want, slots, self.texts, self.ids.__getitem__)
 
     def search(
@@ -255,7 +255,13 @@ class CueIndex:
         """
         if dense_hits is None:
             dense_hits = self.dense(vector, genome.efSearch, mask)
-        text = self._text
+        named: dict[str, str] = {}  # a cue's text, looked up once per question
+
+        def text(cue_id: str) -> str:
+            if (found := named.get(cue_id)) is None:
+                found = named[cue_id] = self.texts[self.slot_of[cue_id]]
+            return found
+
         dense = Side.of(dense_hits, text)
         sparse = self.sparse_side(question, mask, want, dense_hits)
         fused = {
@@ -276,9 +282,6 @@ class CueIndex:
             )
             for cue_id, value in ranked
         ]
-
-    def _text(self, cue_id: str) -> str:
-        return self.texts[self.slot_of[cue_id]]
 
 
 def sparse_side(

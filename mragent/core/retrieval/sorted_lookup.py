@@ -18,10 +18,14 @@ from collections.abc import Iterator, MutableMapping, Sequence
 
 import numpy as np
 
-from mragent.core.retrieval.slot_keys import prefixes
 from mragent.core.string_arrays import StringColumn
 
 _GONE = -1  # an entry deleted since the load
+
+
+def _prefix(key: str) -> int:
+    """:func:`~mragent.core.retrieval.slot_keys.prefixes` of one key, without numpy."""
+    return int.from_bytes(key.encode("utf-8", "surrogatepass")[:8].ljust(8, b"\0"), "big")
 
 
 def key_order(
@@ -60,19 +64,32 @@ class SortedLookup(MutableMapping[tuple[int, str], int]):
     ) -> None:
         self._keys = keys
         self._order = np.asarray(order, np.int64)
-        self._groups = np.asarray(groups[self._order], np.int64)
         self._starts = np.asarray(starts[self._order], np.uint64)
+        in_order = np.asarray(groups[self._order], np.int64)
+        edges = np.flatnonzero(np.diff(in_order)) + 1
+        firsts = np.concatenate([[0], edges]).tolist() if len(in_order) else []
+        lasts = [*edges.tolist(), len(in_order)] if len(in_order) else []
+        # group -> its range in the order (groups are few: scopes).
+        self._ranges = {
+            int(in_order[first]): (first, last) for first, last in zip(firsts, lasts, strict=True)
+        }
         self._changed: dict[tuple[int, str], int] = {}
         self._size = len(self._order)
 
     def _base(self, group: int, key: str) -> int | None:
-        lo = int(np.searchsorted(self._groups, group, "left"))
-        hi = int(np.searchsorted(self._groups, group, "right"))
+        lo, hi = self._ranges.get(group, (0, 0))
         if lo == hi:
             return None
-        start = prefixes([key])[0]
+        start = np.uint64(_prefix(key))
         block = self._starts[lo:hi]
-        lo, hi = (lo + int(np.searchsorted(block, start, side)) for side in ("left", "right"))
+        lo += int(block.searchsorted(start, "left"))
+        if lo == hi or self._starts[lo] != start:
+            return None
+        slot = int(self._order[lo])
+        if self._keys[slot] == key:  # the usual case: a prefix of its own
+            return slot
+        hi = lo + int(self._starts[lo:hi].searchsorted(start, "right"))
+        lo += 1
         while lo < hi:  # keys that start alike: compared whole
             mid = (lo + hi) // 2
             slot = int(self._order[mid])
@@ -110,10 +127,11 @@ class SortedLookup(MutableMapping[tuple[int, str], int]):
             seen.add(item)
             if slot != _GONE:
                 yield item
-        for position, slot in enumerate(self._order.tolist()):
-            item = (int(self._groups[position]), self._keys[slot])
-            if item not in seen:
-                yield item
+        for group, (first, last) in self._ranges.items():
+            for slot in self._order[first:last].tolist():
+                item = (group, self._keys[slot])
+                if item not in seen:
+                    yield item
 
     def __len__(self) -> int:
         return self._size
