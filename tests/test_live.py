@@ -20,6 +20,7 @@ from mragent.core.genome import PRESETS, Genome
 from mragent.core.retrieval.cue_search import CueHit
 from mragent.core.retrieval.reconstruct import traverse
 from mragent.core.store.base import GraphStore
+from mragent.core.string_arrays import PackedStrings
 from mragent.core.view import ReadView
 from mragent.memory import live_index
 from mragent.memory.audit import AuditLog
@@ -220,6 +221,29 @@ def test_a_new_process_loads_the_saved_index_and_reads_only_the_delta(
     feeds = [params for name, params in calls if name.startswith("index_")]
     assert feeds and all(params["since"] == first.version for params in feeds)
     assert "Porto" in _context(third, "Where did Acme open an office?")
+
+
+def test_a_reader_loaded_from_its_copy_answers_as_one_built_from_the_database(
+    memories: MemoryWriter, store: GraphStore, ns: str, index_dir: Path, tmp_path: Path
+) -> None:
+    """A loaded copy keeps its strings packed and looks ids and cue texts up in saved
+    key orders; every answer, before and after later writes, is the built reader's."""
+    memory = generate(300)
+    ingest(store, memory, ns)
+    MemoryReader(store, ns)  # builds and saves the copy
+    questions = [q.question for q in memory.questions[:25]]
+    first = memories.remember("Acme opened an office in Porto.", principal=ANA)
+    memories.forget(first.id, principal=ANA, reason="test")
+    memories.remember("The Perseus bridge was built by Anton Weiss.", principal=ANA)
+    loaded = MemoryReader(store, ns)  # the copy, brought forward by the change feed
+    built = MemoryReader(store, ns, index_dir=tmp_path / "empty")
+    assert loaded.index.version == built.index.version
+    assert isinstance(loaded.index.passages.ids, PackedStrings)
+    assert isinstance(built.index.passages.ids, list)
+    for question in [*questions, "Who built the Perseus bridge?"]:
+        got, want = loaded.reconstruct(question, GENOME), built.reconstruct(question, GENOME)
+        assert got.retrieved_keys == want.retrieved_keys, question
+        assert got.context.text == want.context.text, question
 
 
 def test_the_change_feed_reads_every_row_once_across_windows_and_pages(
