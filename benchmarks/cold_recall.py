@@ -32,6 +32,7 @@ from pathlib import Path
 
 from mragent.apps.bench import ensure_ingested
 from mragent.apps.datasets import dataset_namespace, load_dataset
+from mragent.core.paths import default_home
 from mragent.core.store import open_store
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -56,7 +57,14 @@ print(json.dumps({"imports": ms(t0, t1), "open store (importing its client)": ms
 
 
 def _env(tree: Path, index_dir: Path, db: str | None) -> dict[str, str]:
-    env = {**os.environ, "PYTHONPATH": str(tree), "MRAGENT_INDEX_DIR": str(index_dir)}
+    # Every tree runs in its own directory, so the home is named: else each would open
+    # (or start) the embedded database of its own directory's ./.mragent.
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(tree),
+        "MRAGENT_INDEX_DIR": str(index_dir),
+        "MRAGENT_HOME": str(default_home().resolve()),
+    }
     if db:
         env["MRAGENT_DB"] = db
     return env
