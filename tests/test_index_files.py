@@ -356,3 +356,33 @@ def test_a_record_not_made_with_the_key_vouches_for_nothing(
     assert index_files._signed(copy)  # the files are whole: hashed, and the seal holds
     assert "hnsw.bin" in hashed
     assert json.loads(record.read_text(encoding="utf-8"))["mac"] != "0" * 64  # made anew
+
+
+def test_homes_sharing_an_index_directory_keep_their_copies_apart(
+    falkor_store: GraphStore,
+    memories: MemoryWriter,
+    fact: str,
+    ns: str,
+    index_dir: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Each home signs with a key of its own: a copy another home signed is neither
+    taken for a tampered one (and deleted) nor loaded; a purge voids both."""
+    copies = {}
+    for home in ("ana-home", "bo-home"):
+        monkeypatch.setenv("MRAGENT_HOME", str(tmp_path / home))
+        MemoryReader(falkor_store, ns)
+        copies[home] = {p.parent for p in index_dir.rglob("meta.json")}
+    ana, bo = copies["ana-home"], copies["bo-home"] - copies["ana-home"]
+    assert len(ana) == 1 and len(bo) == 1  # two copies, one per signer
+    monkeypatch.setenv("MRAGENT_HOME", str(tmp_path / "ana-home"))
+    with caplog.at_level(logging.WARNING, logger="mragent.memory.index_files"):
+        reader = MemoryReader(falkor_store, ns)
+    assert caplog.text == ""
+    assert all(copy.exists() for copy in ana | bo)
+    assert FACT in reader.reconstruct(QUESTION, PRESETS["default"]).context.text
+    memories.purge(fact, principal=ANA, reason="test")
+    MemoryReader(falkor_store, ns)
+    assert not any(copy.exists() for copy in ana | bo)  # both held the erased words

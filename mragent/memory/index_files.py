@@ -1,8 +1,10 @@
 """Persisted copies of a reader's indexes, so a new process starts without reading the namespace.
 
-Layout: ``<dir>/<uid>/<scopes>/<version>/`` (``dir``: ``$MRAGENT_INDEX_DIR``,
-else ``index`` under the mragent home; ``scopes``: a digest of the scopes
-indexed), holding ``meta.json`` (format, namespace, scopes, uid, version,
+Layout: ``<dir>/<uid>/<scopes>/<signer>/<version>/`` (``dir``:
+``$MRAGENT_INDEX_DIR``, else ``index`` under the mragent home; ``scopes``: a
+digest of the scopes indexed; ``signer``: a digest of the key that signs the
+copy, so homes sharing one index directory keep their copies apart instead of
+deleting each other's as tampered), holding ``meta.json`` (format, namespace, scopes, uid, version,
 embedder identity, scope names), one ``.npy`` file per array (``cues.*.npy`` and
 ``contents.*.npy``: slot tables, BM25 postings, vocabulary and bounds, view
 state, and the slots in id order and in (scope, cue text) order that the
@@ -253,9 +255,9 @@ def save(index: LiveIndex, root: Path | None = None) -> Path | None:
     if key is None:  # an unsigned copy would never be loaded: write none
         LOG.warning("index copies not saved: %s cannot be made or read", key_path())
         return None
-    base = _base(root, index.uid, index.scopes)
+    base = _scopes_dir(root, index.uid, index.scopes) / _signer(key)
     base.mkdir(parents=True, exist_ok=True, mode=0o700)
-    for made in (base.parent, base):
+    for made in (base.parent.parent, base.parent, base):
         os.chmod(made, 0o700)
     # A copy is several files, so it is published as a directory renamed into place
     # rather than through core.files' one-file atomic write; it is not fsync'ed: a
@@ -319,18 +321,23 @@ def load(
     if not uid:
         return None
     scopes = tuple(sorted(set(scopes)))
-    base = _base(root, uid, scopes)
+    copies = _scopes_dir(root, uid, scopes)
+    purged = int(space["purged_v"])
+    for made in copies.glob("*/*"):  # whichever home signed it
+        if made.name.isdigit() and int(made.name) < purged:
+            # Made before the last purge: may hold erased words.
+            shutil.rmtree(made, ignore_errors=True)
+    key = _key(create=False)
+    if key is None:  # no key, no copy of this home's to check
+        return None
+    base = copies / _signer(key)
     versions = (
         sorted((int(p.name) for p in base.glob("*") if p.name.isdigit()), reverse=True)
         if base.is_dir()
         else []
     )
-    purged = int(space["purged_v"])
     for version in versions:
         where = base / str(version)
-        if version < purged:  # made before the last purge: may hold erased words
-            shutil.rmtree(where, ignore_errors=True)
-            continue
         if not int(space["dropped_floor"]) <= version <= int(space["version"]):
             continue
         if not _signed(where):
@@ -512,9 +519,15 @@ def _unprefixed(prefix: str, arrays: dict[str, np.ndarray]) -> dict[str, np.ndar
     return {key[start:]: value for key, value in arrays.items() if key.startswith(prefix + "_")}
 
 
-def _base(root: Path | None, uid: str, scopes: tuple[str, ...]) -> Path:
+def _scopes_dir(root: Path | None, uid: str, scopes: tuple[str, ...]) -> Path:
+    """Where the copies of ``scopes`` of the namespace ``uid`` live, by signer."""
     digest = hashlib.sha256("\n".join(scopes).encode()).hexdigest()[:16]
     return (root or index_dir()) / _safe(uid) / digest
+
+
+def _signer(key: bytes) -> str:
+    """The directory of the copies ``key`` signs (a digest: the key is not derivable)."""
+    return hashlib.sha256(b"mragent index copy signer\0" + key).hexdigest()[:16]
 
 
 def _safe(uid: str) -> str:
