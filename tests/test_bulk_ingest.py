@@ -109,6 +109,23 @@ def test_a_bulk_load_writes_the_graph_the_ordinary_path_writes(store: GraphStore
             store.run("delete_namespace", {"ns": ns})
 
 
+def test_a_load_in_many_batches_writes_the_graph_one_batch_writes(store: GraphStore) -> None:
+    """Tags recur across batches, first mentioned and later a title: the updates of a
+    tag met again (its primary flag, its alias keys) leave the nodes one batch creates.
+    (Not the edges: a link two batches write keeps the last batch's weight.)"""
+    corpus = _corpus(600)
+    many, one = (f"t-{uuid.uuid4().hex[:12]}" for _ in range(2))
+    try:
+        ingest(store, corpus, many, batch_size=50)
+        ingest(store, corpus, one, batch_size=len(corpus.contents))
+        nodes, want = graph(store, many, "shared")[0], graph(store, one, "shared")[0]
+        assert sum(node.startswith("Tag") and '"primary": true' in node for node in nodes) > 10
+        assert nodes == want
+    finally:
+        for ns in (many, one):
+            store.run("delete_namespace", {"ns": ns})
+
+
 def _config(store: GraphStore, name: str) -> str:
     return str(store._db.connection.execute_command("CONFIG", "GET", name)[1])  # type: ignore[attr-defined]
 
