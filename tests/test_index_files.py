@@ -386,3 +386,15 @@ def test_homes_sharing_an_index_directory_keep_their_copies_apart(
     memories.purge(fact, principal=ANA, reason="test")
     MemoryReader(falkor_store, ns)
     assert not any(copy.exists() for copy in ana | bo)  # both held the erased words
+
+
+def test_a_copy_of_the_layout_before_signers_is_deleted(
+    falkor_store: GraphStore, ns: str, fact: str, index_dir: Path
+) -> None:
+    MemoryReader(falkor_store, ns)
+    copy = _copy(index_dir)
+    unsorted = copy.parent.parent / copy.name  # <uid>/<scopes>/<version>, as format 6 kept it
+    shutil.copytree(copy, unsorted)
+    MemoryReader(falkor_store, ns)
+    assert not unsorted.exists()
+    assert copy.exists()  # this home's copy stays

@@ -327,6 +327,11 @@ def load(
         if made.name.isdigit() and int(made.name) < purged:
             # Made before the last purge: may hold erased words.
             shutil.rmtree(made, ignore_errors=True)
+    for unsorted in copies.glob("*"):
+        if unsorted.name.isdigit():
+            # A copy from before the per-signer directories (format 6 and older): no
+            # reader loads it any more, and at a million contents it is 900 MB.
+            shutil.rmtree(unsorted, ignore_errors=True)
     key = _key(create=False)
     if key is None:  # no key, no copy of this home's to check
         return None
