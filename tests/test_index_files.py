@@ -219,7 +219,8 @@ def _resign(copy: Path) -> None:
     """Sign ``copy`` again with the home's key, as a copy written that way would be."""
     key = index_files._key(create=False)
     assert key is not None
-    (copy / index_files.SEAL).write_text(index_files._signature(key, copy), encoding="ascii")
+    seal = index_files._sealed(key, index_files._digests(copy, {})[0])
+    (copy / index_files.SEAL).write_text(seal, encoding="ascii")
 
 
 def test_a_copy_of_an_earlier_format_at_the_same_version_is_replaced(
@@ -268,6 +269,13 @@ def test_a_signed_copy_that_cannot_be_read_is_deleted_and_rebuilt(
     assert "cannot be read" not in caplog.text
 
 
+@pytest.fixture
+def copy(falkor_store: GraphStore, ns: str, fact: str, index_dir: Path) -> Path:
+    """The copy a first reader of the namespace saved."""
+    MemoryReader(falkor_store, ns)
+    return _copy(index_dir)
+
+
 def _settle(copy: Path) -> None:
     """Wait until the file system's clock has passed the change time of every file of
     ``copy`` (its times are coarse: a tick is milliseconds, on some a second)."""
@@ -295,14 +303,8 @@ def _hashed_files(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 
 def test_a_checked_copy_is_not_read_again_while_its_files_stand(
-    falkor_store: GraphStore,
-    ns: str,
-    fact: str,
-    index_dir: Path,
-    monkeypatch: pytest.MonkeyPatch,
+    falkor_store: GraphStore, ns: str, copy: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    MemoryReader(falkor_store, ns)
-    copy = _copy(index_dir)
     assert (copy / index_files.RECORD).exists()  # made with the seal
     _settle(copy)
     hashed = _hashed_files(monkeypatch)
@@ -318,14 +320,8 @@ def test_a_checked_copy_is_not_read_again_while_its_files_stand(
 
 
 def test_a_file_rewritten_after_the_record_is_read_again_and_fails(
-    falkor_store: GraphStore,
-    ns: str,
-    fact: str,
-    index_dir: Path,
-    monkeypatch: pytest.MonkeyPatch,
+    copy: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    MemoryReader(falkor_store, ns)
-    copy = _copy(index_dir)
     _settle(copy)
     assert index_files._signed(copy)  # every file's digest now taken from the record
     live = copy / "cues.live.npy"
@@ -338,14 +334,8 @@ def test_a_file_rewritten_after_the_record_is_read_again_and_fails(
 
 
 def test_a_record_not_made_with_the_key_vouches_for_nothing(
-    falkor_store: GraphStore,
-    ns: str,
-    fact: str,
-    index_dir: Path,
-    monkeypatch: pytest.MonkeyPatch,
+    copy: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    MemoryReader(falkor_store, ns)
-    copy = _copy(index_dir)
     record = copy / index_files.RECORD
     forged = json.loads(record.read_text(encoding="utf-8"))
     forged["files"]["hnsw.bin"][-1] = "0" * 64

@@ -80,8 +80,8 @@ def test_id_lookup_answers_as_a_dictionary() -> None:
     ids = [f"{rng.getrandbits(64):016x}-{i}" for i in range(500)] + ["same-start-1", "same-start-2"]
     column = _packed(ids)
     starts = prefixes(ids)
-    order = key_order(column, starts, np.zeros(len(ids), np.int16), np.arange(len(ids)))
-    lookup = IdSlots(SortedLookup(column, starts, np.zeros(len(ids), np.int16), order))
+    order = key_order(column, starts, None, np.arange(len(ids)))
+    lookup = IdSlots(SortedLookup(column, starts, None, order))
     assert all(lookup[cid] == slot for slot, cid in enumerate(ids))
     assert lookup.get("unknown") is None and len(lookup) == len(ids)
     lookup["new"] = len(ids)

@@ -4,11 +4,12 @@ Layout: ``<dir>/<uid>/<scopes>/<signer>/<version>/`` (``dir``:
 ``$MRAGENT_INDEX_DIR``, else ``index`` under the mragent home; ``scopes``: a
 digest of the scopes indexed; ``signer``: a digest of the key that signs the
 copy, so homes sharing one index directory keep their copies apart instead of
-deleting each other's as tampered), holding ``meta.json`` (format, namespace, scopes, uid, version,
-embedder identity, scope names), one ``.npy`` file per array (``cues.*.npy`` and
-``contents.*.npy``: slot tables, BM25 postings, vocabulary and bounds, view
-state, and the slots in id order and in (scope, cue text) order that the
-lookups of :mod:`~mragent.core.retrieval.sorted_lookup` search),
+deleting each other's as tampered), holding ``meta.json`` (format, namespace,
+scopes, uid, version, embedder identity, scope names), one ``.npy`` file per
+array (``cues.*.npy`` and ``contents.*.npy``: slot tables, BM25 postings,
+vocabulary and bounds, view state, and the slots in id order and in (scope, cue
+text) order that the lookups of :mod:`~mragent.core.retrieval.sorted_lookup`
+search),
 ``hnsw.bin`` and ``contents_hnsw.bin`` (hnswlib's own files of the cue and
 passage vectors). No
 content's text is stored: titles and cue texts (the indexes' keys), term
@@ -77,7 +78,6 @@ import os
 import shutil
 import tempfile
 import uuid
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -126,20 +126,16 @@ def _key(create: bool) -> bytes | None:
         return None
 
 
-def _signature(key: bytes, where: Path) -> str:
-    """HMAC-SHA256 over the name and SHA-256 of every file of a copy but its seal."""
-    return _sealed(key, {name: digest for name, (_, digest) in _digests(where, {})[0].items()})
-
-
-def _sealed(key: bytes, digests: dict[str, str]) -> str:
-    """The seal of a copy whose files have ``digests`` (name -> SHA-256 hex)."""
-    mac = hmac.new(key, digestmod=hashlib.sha256)
-    for name in sorted(digests):
-        mac.update(f"{name}\0{digests[name]}\n".encode())
-    return mac.hexdigest()
-
-
 Identity = tuple[int, int, int, int, int]  # device, inode, size, mtime ns, ctime ns
+
+
+def _sealed(key: bytes, files: dict[str, tuple[Identity, str]]) -> str:
+    """The seal of a copy whose files are ``files`` (:func:`_digests`): HMAC-SHA256
+    over the name and SHA-256 of every file but the seal and its record."""
+    mac = hmac.new(key, digestmod=hashlib.sha256)
+    for name in sorted(files):
+        mac.update(f"{name}\0{files[name][1]}\n".encode())
+    return mac.hexdigest()
 
 
 def _identity(info: os.stat_result) -> Identity:
@@ -218,8 +214,7 @@ def _signed(where: Path) -> bool:
         files, hashed = _digests(where, known, settled_before)
     except (OSError, UnicodeDecodeError):
         return False
-    digests = {name: digest for name, (_, digest) in files.items()}
-    if not hmac.compare_digest(seal, _sealed(key, digests)):
+    if not hmac.compare_digest(seal, _sealed(key, files)):
         return False
     if hashed or files.keys() != known.keys():
         _record(key, where, files)  # later checks take these files' digests as read
@@ -386,14 +381,15 @@ def _write(index: LiveIndex, where: Path, key: bytes) -> None:
         **packed("texts", texts),
         "scope_codes": cues.scope_codes[: len(cues.ids)],
         "live": cues.live[: len(cues.ids)],
-        "id_order": _order(cues.slot_of.values(), cues.ids),
-        "text_order": _order(cues.by_text.values(), texts, cues.scope_codes),
+        "id_order": _order(cues.ids),
+        # By construction one live cue per (scope, text) (the store merges on it).
+        "text_order": _order(texts, np.flatnonzero(cues.live[: len(texts)]), cues.scope_codes),
         **_prefixed("sparse", cues.sparse.to_arrays()),
     }
     content_arrays = {
         **packed("ids", passages.ids),
         **packed("keys", passages.keys.tolist()),
-        "id_order": _order(passages.slot_of.values(), passages.ids),
+        "id_order": _order(passages.ids),
         **packed("titles", passages.titles),
         **_prefixed("column", passages.columns.arrays(len(passages.ids))),
         **_prefixed("sparse", passages.sparse.to_arrays()),
@@ -414,7 +410,7 @@ def _write(index: LiveIndex, where: Path, key: bytes) -> None:
     _private(where / "logs.json", lambda f: f.write(json.dumps(logs).encode()))
     _private(where / "meta.json", lambda f: f.write(json.dumps(meta).encode()))
     files = _digests(where, {})[0]
-    seal = _sealed(key, {name: digest for name, (_, digest) in files.items()})
+    seal = _sealed(key, files)
     _private(where / SEAL, lambda f: f.write(seal.encode()))
     _record(key, where, files)
 
@@ -484,19 +480,16 @@ def _column(name: str, arrays: dict[str, np.ndarray]) -> tuple[StringColumn, np.
 def _ids(arrays: dict[str, np.ndarray]) -> tuple[StringColumn, IdSlots]:
     """A copy's ids, and the id -> slot lookup over its saved ``id_order``."""
     ids, starts = _column("ids", arrays)
-    one_group = np.zeros(len(ids), np.int16)
-    return ids, IdSlots(SortedLookup(ids, starts, one_group, arrays["id_order"]))
+    return ids, IdSlots(SortedLookup(ids, starts, None, arrays["id_order"]))
 
 
 def _order(
-    slots: Iterable[int], keys: StringColumn, groups: np.ndarray | None = None
+    keys: StringColumn, slots: np.ndarray | None = None, groups: np.ndarray | None = None
 ) -> np.ndarray:
-    """``slots`` in (group, key) order, for a lookup to search (see
-    :mod:`~mragent.core.retrieval.sorted_lookup`)."""
-    chosen = np.fromiter(slots, np.int64)
-    if groups is None:
-        groups = np.zeros(len(keys), np.int16)
-    return key_order(keys, prefixes(keys), groups[: len(keys)], chosen)
+    """``slots`` (default: every one of ``keys``) in (group, key) order, for a lookup
+    to search (see :mod:`~mragent.core.retrieval.sorted_lookup`)."""
+    chosen = np.arange(len(keys), dtype=np.int64) if slots is None else slots
+    return key_order(keys, prefixes(keys), groups, chosen)
 
 
 def _mapped(where: Path, group: str) -> dict[str, np.ndarray]:

@@ -28,16 +28,23 @@ def _prefix(key: str) -> int:
     return int.from_bytes(key.encode("utf-8", "surrogatepass")[:8].ljust(8, b"\0"), "big")
 
 
+def _grouped(groups: np.ndarray | None, slots: np.ndarray) -> np.ndarray:
+    """The group of each of ``slots`` (0 for all when there are no groups)."""
+    if groups is None:
+        return np.zeros(len(slots), np.int64)
+    return np.asarray(groups[slots], np.int64)
+
+
 def key_order(
-    keys: StringColumn, starts: np.ndarray, groups: np.ndarray, slots: np.ndarray
+    keys: StringColumn, starts: np.ndarray, groups: np.ndarray | None, slots: np.ndarray
 ) -> np.ndarray:
     """``slots`` ordered by (group, key): ``starts`` and ``groups`` are every slot's key
-    prefix and group. Keys that start alike are put in order by comparing them whole."""
-    chosen_groups, chosen_starts = groups[slots], starts[slots]
-    order = slots[np.lexsort((chosen_starts, chosen_groups))]
+    prefix and group (None: one group). Keys that start alike are put in order by
+    comparing them whole."""
+    order = slots[np.lexsort((starts[slots], _grouped(groups, slots)))]
     if len(order) < 2:
         return order
-    g, p = groups[order], starts[order]
+    g, p = _grouped(groups, order), starts[order]
     alike = (g[1:] == g[:-1]) & (p[1:] == p[:-1])
     if not alike.any():
         return order
@@ -55,17 +62,21 @@ class SortedLookup(MutableMapping[tuple[int, str], int]):
     Args:
         keys: Every slot's key (``keys[slot]``).
         starts: Every slot's key prefix (:func:`~mragent.core.retrieval.slot_keys.prefixes`).
-        groups: Every slot's group.
+        groups: Every slot's group (None: one group, 0).
         order: The slots looked up, in (group, key) order (:func:`key_order`).
     """
 
     def __init__(
-        self, keys: StringColumn, starts: np.ndarray, groups: np.ndarray, order: np.ndarray
+        self,
+        keys: StringColumn,
+        starts: np.ndarray,
+        groups: np.ndarray | None,
+        order: np.ndarray,
     ) -> None:
         self._keys = keys
         self._order = np.asarray(order, np.int64)
         self._starts = np.asarray(starts[self._order], np.uint64)
-        in_order = np.asarray(groups[self._order], np.int64)
+        in_order = _grouped(groups, self._order)
         edges = np.flatnonzero(np.diff(in_order)) + 1
         firsts = np.concatenate([[0], edges]).tolist() if len(in_order) else []
         lasts = [*edges.tolist(), len(in_order)] if len(in_order) else []
