@@ -29,3 +29,18 @@ def test_the_kth_largest_above_at_and_below_a_mass_of_ties() -> None:
     assert kth_largest(values, 38) == 2.0
     assert kth_largest(values, 39) == 1.0
     assert kth_largest(values, len(values)) == 1.0
+
+
+def test_the_kth_largest_of_many_values_is_the_partitions() -> None:
+    """Large arrays and small k take the blocks' maxima first; the answer is the same,
+    the best values clustered in one block or spread, ties and all."""
+    rng = np.random.default_rng(1)
+    for trial in range(300):
+        n = int(rng.integers(4096, 60_000))
+        values = np.where(rng.random(n) < 0.6, 0.25, rng.random(n) + 0.25)
+        if trial % 3 == 0:  # every high value in one block
+            values.sort()
+        elif trial % 3 == 1:  # a few distinct values only
+            values = rng.choice(rng.random(3), n)
+        k = int(rng.integers(1, 80))
+        assert kth_largest(values, k) == np.partition(values, n - k)[n - k]
