@@ -30,5 +30,6 @@ def test_the_smallest_keys_and_the_count_below_match_plain_comparison() -> None:
         n = rng.randint(0, len(slots) + 2)
         expected = sorted(range(len(slots)), key=lambda i: keys[slots[i]])[:n]
         assert index.smallest(slots, n).tolist() == expected
-        probe = rng.choice(keys) + rng.choice(["", "a"])
-        assert index.among(slots).count_below(probe) == sum(keys[s] < probe for s in slots.tolist())
+        probes = [rng.choice(keys) + rng.choice(["", "a"]) for _ in range(rng.randint(1, 5))]
+        expected_below = [sum(keys[s] < probe for s in slots.tolist()) for probe in probes]
+        assert index.count_below(slots, probes) == expected_below

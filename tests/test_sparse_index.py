@@ -11,8 +11,9 @@ import pytest
 
 from mragent.core.corpus import load_corpus
 from mragent.core.paths import shipped
-from mragent.core.retrieval.cue_search import top_positions
-from mragent.core.retrieval.sparse_index import SparseIndex
+from mragent.core.retrieval.cue_search import population_ranks, top_positions
+from mragent.core.retrieval.slot_keys import SlotKeys
+from mragent.core.retrieval.sparse_index import SparseHits, SparseIndex
 from mragent.core.text import content_words
 
 QUESTIONS = (
@@ -179,3 +180,27 @@ def test_top_positions_equal_a_full_sort_whatever_the_ties(k: int) -> None:
         keys = [f"k{rng.randrange(30)}" for _ in range(400)]
         full = sorted(range(200), key=lambda i: (-scores[i], keys[int(slots[i])]))[:k]
         assert top_positions(scores, slots, k, keys.__getitem__) == full
+
+
+def test_population_ranks_equal_the_ranks_of_a_full_sort() -> None:
+    """A cue's rank on the sparse side is its place among every score, ties broken by
+    key, however many share its score and however alike the keys start."""
+    rng = random.Random(7)
+    stems = ["", "abcdefgh", "abcdefghij", "é", "Z"]  # keys alike in their first 8 bytes
+    for _ in range(200):
+        size = rng.randint(1, 300)
+        keys = SlotKeys(f"{rng.choice(stems)}{rng.randrange(40)}" for _ in range(size + 50))
+        slots = np.array(sorted(rng.sample(range(size + 50), size)))
+        scores = np.array([float(rng.randrange(3)) for _ in range(size)])
+        asked = {int(slots[i]): float(scores[i]) for i in rng.sample(range(size), min(size, 20))}
+        order = sorted(range(size), key=lambda i: (-scores[i], keys[int(slots[i])]))
+        full = {}
+        for place, i in enumerate(order, start=1):
+            same = [
+                j
+                for j in order[: place - 1]
+                if (-scores[j], keys[int(slots[j])]) == (-scores[i], keys[int(slots[i])])
+            ]  # equal keys share a rank
+            full[int(slots[i])] = place - len(same)
+        hits = SparseHits(slots, scores)
+        assert population_ranks(hits, asked, keys) == {slot: full[slot] for slot in asked}

@@ -32,7 +32,7 @@ import numpy as np
 from mragent.core.genome import Genome
 from mragent.core.retrieval.fusion import Side, fuse
 from mragent.core.retrieval.selection import kth_largest
-from mragent.core.retrieval.slot_keys import KeysAmong, SlotKeys
+from mragent.core.retrieval.slot_keys import SlotKeys
 from mragent.core.retrieval.sparse_index import SparseHits, SparseIndex
 from mragent.core.store.base import GraphStore
 from mragent.core.string_arrays import StringColumn
@@ -299,15 +299,14 @@ def sparse_side(
     best = top_positions(hits.scores, hits.slots, want, keys)
     chosen = {int(hits.slots[i]) for i in best}
     chosen.update(extra)
-    scores: dict[str, float] = {}
-    ranks: dict[str, int] = {}
-    ranker = _Ranker(hits.scores, hits.slots, keys)
+    held: dict[int, float] = {}
     for slot in chosen:
         i = int(np.searchsorted(hits.slots, slot))
-        if i >= len(hits.slots) or hits.slots[i] != slot:
-            continue  # a dense hit sharing no term: not on the sparse side
-        scores[name(slot)] = float(hits.scores[i])
-        ranks[name(slot)] = ranker.rank(float(hits.scores[i]), keys[slot])
+        if i < len(hits.slots) and hits.slots[i] == slot:  # else a dense hit sharing no term
+            held[slot] = float(hits.scores[i])
+    ranked = population_ranks(hits, held, keys)
+    scores = {name(slot): value for slot, value in held.items()}
+    ranks = {name(slot): rank for slot, rank in ranked.items()}
     return Side.of_population(scores, ranks, hits.scores)
 
 
@@ -398,19 +397,18 @@ def top_positions(
     return pool[ordered].tolist()
 
 
-class _Ranker:
-    """1-based ranks within a score population, ties broken by the slots' keys."""
-
-    def __init__(self, scores: np.ndarray, slots: np.ndarray, keys: SlotKeys) -> None:
-        self.scores, self.slots, self.keys = scores, slots, keys
-        # Per score: how many score above it, and the keys tied at it. Most hits share
-        # a few scores (a common word's), so each is read from the population once.
-        self._at: dict[float, tuple[int, KeysAmong]] = {}
-
-    def rank(self, value: float, key: str) -> int:
-        at = self._at.get(value)
-        if at is None:
-            above = int(np.count_nonzero(self.scores > value))
-            at = self._at[value] = (above, self.keys.among(self.slots[self.scores == value]))
-        above, tied = at
-        return 1 + above + tied.count_below(key)
+def population_ranks(hits: SparseHits, held: dict[int, float], keys: SlotKeys) -> dict[int, int]:
+    """1-based ranks within the population ``hits`` of the slots in ``held`` (slot ->
+    its score there), ties broken by the slots' keys. Most hits share a few scores (a
+    common word's), so each score's ties are read from the population once for all
+    the slots holding it."""
+    at: dict[float, list[int]] = {}
+    for slot, value in held.items():
+        at.setdefault(value, []).append(slot)
+    ranks: dict[int, int] = {}
+    for value, slots in at.items():
+        above = int(np.count_nonzero(hits.scores > value))
+        tied = hits.slots[hits.scores == value]
+        below = keys.count_below(tied, [keys[slot] for slot in slots])
+        ranks.update((slot, 1 + above + n) for slot, n in zip(slots, below, strict=True))
+    return ranks

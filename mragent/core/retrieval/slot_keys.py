@@ -12,7 +12,8 @@ those between keys that start alike, which are then compared whole.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+import bisect
+from collections.abc import Iterable, Iterator, Sequence
 
 import numpy as np
 
@@ -81,26 +82,32 @@ class SlotKeys:
             chosen = np.concatenate([sure, edge])
         return chosen[self._order(slots[chosen])]
 
-    def among(self, slots: np.ndarray) -> KeysAmong:
-        """The keys of ``slots`` alone, to count those below a key again and again."""
-        return KeysAmong(self._keys, slots, self._starts[slots])
+    def count_below(self, slots: np.ndarray, probes: Sequence[str]) -> list[int]:
+        """For each of ``probes``, how many of ``slots`` have a key that sorts before it.
+
+        One pass over the slots' prefixes serves every probe: each prefix is binned
+        among the probes' prefixes, and whole keys are compared only where a prefix
+        equals a probe's.
+        """
+        starts = self._starts[slots]
+        probe_starts = prefixes(probes)
+        bounds = np.unique(probe_starts)
+        bins = np.searchsorted(bounds, starts, side="right")  # how many bounds are <= each
+        # below[j]: how many prefixes sort before bounds[j]
+        below = np.cumsum(np.bincount(bins, minlength=len(bounds) + 1))
+        at = np.maximum(bins - 1, 0)
+        alike = np.flatnonzero((bins > 0) & (starts == bounds[at]))
+        sharing: dict[int, list[str]] = {}
+        for j, slot in zip(at[alike].tolist(), slots[alike].tolist(), strict=True):
+            sharing.setdefault(j, []).append(self._keys[slot])
+        for names in sharing.values():
+            names.sort()  # each key decoded once, then bisected by every probe it shares with
+        counts = []
+        for probe, j in zip(probes, np.searchsorted(bounds, probe_starts).tolist(), strict=True):
+            counts.append(int(below[j]) + bisect.bisect_left(sharing.get(j, []), probe))
+        return counts
 
     def _order(self, slots: np.ndarray) -> np.ndarray:
         """Positions of ``slots`` in key order (a stable sort)."""
         keys = [self._keys[slot] for slot in slots.tolist()]
         return np.asarray(sorted(range(len(keys)), key=keys.__getitem__), dtype=np.intp)
-
-
-class KeysAmong:
-    """The keys of a fixed set of slots (one score's ties), their prefixes gathered
-    once: counting those below each of a question's hits then reads no other slot."""
-
-    def __init__(self, keys: StringColumn, slots: np.ndarray, starts: np.ndarray) -> None:
-        self._keys, self._slots, self._starts = keys, slots, starts
-
-    def count_below(self, key: str) -> int:
-        """How many of the slots have a key that sorts before ``key``."""
-        start = prefixes([key])[0]
-        alike = self._slots[self._starts == start].tolist()
-        below = int(np.count_nonzero(self._starts < start))
-        return below + sum(self._keys[s] < key for s in alike)
