@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import shutil
 import stat
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,7 @@ from mragent.core.store.base import GraphStore
 from mragent.core.string_arrays import PackedStrings
 from mragent.core.view import ReadView
 from mragent.memory import live_index
+from mragent.memory import reader as reader_module
 from mragent.memory.audit import AuditLog
 from mragent.memory.principal import Principal
 from mragent.memory.reader import MemoryReader
@@ -244,6 +246,37 @@ def test_a_reader_loaded_from_its_copy_answers_as_one_built_from_the_database(
         got, want = loaded.reconstruct(question, GENOME), built.reconstruct(question, GENOME)
         assert got.retrieved_keys == want.retrieved_keys, question
         assert got.context.text == want.context.text, question
+
+
+def test_passage_scoring_beside_cue_search_answers_as_scoring_in_line(
+    store: GraphStore, ns: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """From BESIDE_MIN contents a question's passages are scored in a worker thread
+    while its cues are searched; the candidates and answers are the in-line ones."""
+    memory = generate(300)
+    ingest(store, memory, ns)
+    reader = MemoryReader(store, ns)
+    questions = [q.question for q in memory.questions[:25]]
+
+    def answers() -> list[tuple[list[CueHit], list[str]]]:
+        return [
+            (reader.candidates(q, GENOME)[0], reader.reconstruct(q, GENOME).retrieved_keys)
+            for q in questions
+        ]
+
+    in_line = answers()
+    threads: list[str] = []
+    entry = reader.index.passages.entry
+
+    def watched(*args: Any) -> Any:
+        threads.append(threading.current_thread().name)
+        return entry(*args)
+
+    monkeypatch.setattr(reader.index.passages, "entry", watched)
+    monkeypatch.setattr(reader_module, "BESIDE_MIN", 0)
+    assert answers() == in_line
+    assert len(threads) == 2 * len(questions)
+    assert all(name.startswith("mragent-passages") for name in threads), threads
 
 
 def test_the_change_feed_reads_every_row_once_across_windows_and_pages(
