@@ -172,3 +172,33 @@ def test_saved_bounds_are_the_ones_a_load_would_compute() -> None:
         )
         assert kept._tf_max == recomputed._tf_max, seed
         assert kept._length_min == recomputed._length_min, seed
+
+
+def test_kept_terms_score_as_a_fresh_index_across_changes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A common term's scoring is kept for the population it was made under: later
+    questions, after adds and removes and with the keep budget overrun, score to the bit
+    as an index that never kept one."""
+    monkeypatch.setattr(sparse_index, "_TERM_KEPT_MIN", 1)
+    monkeypatch.setattr(sparse_index, "_TERMS_KEPT", 60)
+    kept_any = 0
+    for seed in range(40):
+        index, size, rng = _history(seed)
+        vocabulary = max(int(t[1:]) for t in index.vocab) + 1 if index.vocab else 1
+        for step in range(8):
+            if step % 3 == 2:  # a change: the population and its kept terms go
+                index.add(size, _zipf_words(rng, vocabulary, 4))
+                index.remove(rng.randrange(size))
+                size += 1
+            mask = np.ones(size, dtype=bool)
+            for _ in range(3):
+                fresh = SparseIndex.from_arrays(index.to_arrays())
+                terms = _zipf_words(rng, vocabulary, rng.randrange(1, 8))
+                got, want = index.scores(terms, mask), fresh.scores(terms, mask)
+                assert got.slots.tolist() == want.slots.tolist()
+                assert got.scores.tolist() == want.scores.tolist()
+                got, want = index.best(terms, mask, 3), fresh.best(terms, mask, 3)
+                assert got.scores.tolist() == want.scores.tolist()
+            kept_any += len(index._population[7]) if index._population else 0
+    assert kept_any > 0

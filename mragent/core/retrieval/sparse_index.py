@@ -49,6 +49,7 @@ from array import array
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -60,9 +61,33 @@ B = 0.75
 _GROW = 1.5
 _FREQUENCIES_KEPT = 1 << 16  # document frequencies kept per population, at most
 _SAFETY = 1e-9  # relative slack on a bound: float sums differ from exact ones far below it
+_TERM_KEPT_MIN = 4096  # admitted postings from which a term's scoring is kept
+_TERMS_KEPT = 1 << 21  # postings of kept terms per population, at most (about 32 MB)
+
+
+class _Term(NamedTuple):
+    """One query term under a population: its admitted slots, their term frequencies,
+    its IDF, its bounds (largest tf, shortest length) and its part of each slot's score."""
+
+    slots: np.ndarray
+    tfs: np.ndarray
+    idf: float
+    tf_max: float
+    length_min: float
+    values: np.ndarray
+
+
+class _KeptTerms(dict[str, _Term]):
+    """The common terms scored under one population, kept for the next question that
+    asks for them (a word on 39k cue texts or 80k contents recurs across questions)."""
+
+    postings = 0
+
+
 # A mask, the index's changes when it was read, the live slots it admits, their number
-# and mean length, every slot's length norm, and document frequencies counted under it.
-_Population = tuple[np.ndarray, int, np.ndarray, int, float, np.ndarray, dict[str, int]]
+# and mean length, every slot's length norm, document frequencies counted under it, and
+# the common terms scored under it.
+_Population = tuple[np.ndarray, int, np.ndarray, int, float, np.ndarray, dict[str, int], _KeptTerms]
 
 
 @dataclass(frozen=True)
@@ -185,8 +210,7 @@ class SparseIndex:
             mask: Booleans over slots: the documents that exist for this query (a
                 slot past its end does not); the statistics are theirs.
         """
-        parts, _, norms = self._terms(terms, mask)
-        return self._score(parts, norms, None)
+        return self._score(self._terms(terms, mask)[0], None)
 
     def best(self, terms: Sequence[str], mask: np.ndarray, k: int) -> SparseHits:
         """The documents of :meth:`scores` that can be among its ``k`` best, with the
@@ -196,12 +220,14 @@ class SparseIndex:
         The ``k`` best of these, by any order of scores and tie keys, are the ``k``
         best of :meth:`scores` in that order.
         """
-        parts, avg, norms = self._terms(terms, mask)
+        parts, avg = self._terms(terms, mask)
         if k <= 0 or not parts:
             return _empty()
         bounds = [
-            idf * tf_max / (tf_max + self.k1 * (1 - self.b + self.b * length_min / avg))
-            for _, _, idf, tf_max, length_min in parts
+            term.idf
+            * term.tf_max
+            / (term.tf_max + self.k1 * (1 - self.b + self.b * term.length_min / avg))
+            for term in parts
         ]
         order = sorted(range(len(parts)), key=lambda i: bounds[i])
         # A first floor: the k-th best score among the documents of the terms with the
@@ -209,13 +235,13 @@ class SparseIndex:
         member = np.zeros(len(self.live), dtype=bool)
         held = 0
         for i in reversed(order):
-            member[parts[i][0]] = True
-            held += len(parts[i][0])
+            member[parts[i].slots] = True
+            held += len(parts[i].slots)
             if held >= k and np.count_nonzero(member) >= k:
                 break
         else:
-            return self._score(parts, norms, None)  # k or fewer documents in all
-        first = self._score(parts, norms, member).scores
+            return self._score(parts, None)  # k or fewer documents in all
+        first = self._score(parts, member).scores
         floor = kth_largest(first, k)
         # A document's score is at most its part from the highest-bounded term it holds
         # plus the bounds of the terms below that one. The terms whose bounds sum below
@@ -227,75 +253,71 @@ class SparseIndex:
             rest += 1
         member[:] = False
         for i in order[rest:]:
-            slots, tfs, idf, _, _ = parts[i]
-            tfs = tfs.astype(np.float64)
-            reach = idf * tfs / (tfs + norms[slots]) + below
-            member[slots[reach * (1 + _SAFETY) >= floor]] = True
+            reach = parts[i].values + below
+            member[parts[i].slots[reach * (1 + _SAFETY) >= floor]] = True
             below += bounds[i]
-        return self._score(parts, norms, member)
+        return self._score(parts, member)
 
-    def _terms(
-        self, terms: Sequence[str], mask: np.ndarray
-    ) -> tuple[list[tuple[np.ndarray, np.ndarray, float, float, float]], float, np.ndarray]:
-        """Per distinct term with admitted postings, in query order: its admitted slots,
-        their term frequencies, its IDF and its bounds (largest tf, shortest length);
-        the admitted mean length and the slots' length norms under it."""
-        mask, n, avg, norms = self._admitted(mask)
-        parts: list[tuple[np.ndarray, np.ndarray, float, float, float]] = []
+    def _terms(self, terms: Sequence[str], mask: np.ndarray) -> tuple[list[_Term], float]:
+        """Each distinct term with admitted postings, in query order, scored under the
+        population ``mask`` admits; and the population's mean length."""
+        held = self._held(mask)
+        admitted, n, avg, norms, kept = held[2], held[3], held[4], held[5], held[7]
+        found: list[_Term] = []
         if n == 0:
-            return parts, avg, norms
+            return found, avg
         for term in dict.fromkeys(terms):
-            slots, tfs = self.postings(term)
-            if not len(slots):
-                continue
-            keep = mask[slots]
-            slots, tfs = slots[keep], tfs[keep]
-            if not len(slots):
-                continue
-            df = len(slots)
-            idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
-            tid = self.vocab[term]
-            parts.append((slots, tfs, idf, self._tf_max[tid], self._length_min[tid]))
-        return parts, avg, norms
+            scored = kept.get(term)
+            if scored is None:
+                slots, tfs = self.postings(term)
+                if not len(slots):
+                    continue
+                keep = admitted[slots]
+                slots, tfs = slots[keep], tfs[keep]
+                if not len(slots):
+                    continue
+                df = len(slots)
+                idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
+                tid = self.vocab[term]
+                wide = tfs.astype(np.float64)
+                values = idf * wide / (wide + norms[slots])
+                scored = _Term(slots, tfs, idf, self._tf_max[tid], self._length_min[tid], values)
+                if df >= _TERM_KEPT_MIN:
+                    if kept.postings + df > _TERMS_KEPT:
+                        kept.clear()
+                        kept.postings = 0
+                    kept[term] = scored
+                    kept.postings += df
+            found.append(scored)
+        return found, avg
 
-    def _score(
-        self,
-        parts: list[tuple[np.ndarray, np.ndarray, float, float, float]],
-        norms: np.ndarray,
-        member: np.ndarray | None,
-    ) -> SparseHits:
+    def _score(self, parts: list[_Term], member: np.ndarray | None) -> SparseHits:
         """Scores of the documents in ``member`` (None: all), summed in query order."""
         found: list[np.ndarray] = []
         values: list[np.ndarray] = []
-        for slots, tfs, idf, _, _ in parts:
+        for term in parts:
+            slots, part = term.slots, term.values
             if member is not None:
                 chosen = member[slots]
-                slots, tfs = slots[chosen], tfs[chosen]
+                slots, part = slots[chosen], part[chosen]
                 if not len(slots):
                     continue
-            tfs = tfs.astype(np.float64)
-            norm = norms[slots]
             found.append(slots)
-            values.append(idf * tfs / (tfs + norm))
+            values.append(part)
         if not found:
             return _empty()
         return _summed(np.concatenate(found), np.concatenate(values))
 
-    def _admitted(self, mask: np.ndarray) -> tuple[np.ndarray, int, float, np.ndarray]:
-        """The live documents ``mask`` admits, their number and mean length, and every
-        slot's length norm ``k1 (1 - b + b dl / avgdl)`` under that mean.
+    def _held(self, mask: np.ndarray) -> _Population:
+        """The population ``mask`` admits: the live documents it admits, their number and
+        mean length, every slot's length norm ``k1 (1 - b + b dl / avgdl)`` under that
+        mean, and the document frequencies counted and common terms scored under it.
 
         These pass over every slot, so they are kept for the last mask asked about
-        until a document comes or goes: a reader asks with the same mask object
-        until its view changes, and a question then costs only its terms' postings.
-        """
-        held = self._held(mask)
-        return held[2], held[3], held[4], held[5]
-
-    def _held(self, mask: np.ndarray) -> _Population:
-        """The population kept for ``mask`` (see :meth:`_admitted`), with the document
-        frequencies counted under it: one tuple, so a reader on another thread that
-        swaps the population in never mixes its counts with this one's."""
+        until a document comes or goes: a reader asks with the same mask object until
+        its view changes, and a question then costs only its terms' postings. One
+        tuple, so a reader on another thread that swaps the population in never mixes
+        its counts with this one's."""
         held = self._population
         if held is not None and held[0] is mask and held[1] == self._changes:
             return held
@@ -304,7 +326,7 @@ class SparseIndex:
         avg = float(self.lengths[admitted].sum()) / n or 1.0 if n else 1.0
         # The same elementwise floats a question's postings would compute, once.
         norms = self.k1 * (1 - self.b + self.b * self.lengths / avg)
-        held = (mask, self._changes, admitted, n, avg, norms, {})
+        held = (mask, self._changes, admitted, n, avg, norms, {}, _KeptTerms())
         self._population = held
         return held
 
