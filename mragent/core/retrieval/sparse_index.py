@@ -19,7 +19,10 @@ frequency among them), so they never depend on the order documents were added
 or removed in: adding, removing and re-adding in any order gives the scores of
 a fresh build. They equal bm25s' ``method="lucene"`` (Lucene IDF
 ``ln(1 + (N - df + 0.5) / (df + 0.5))``, term part ``tf / (tf + k1 (1 - b + b
-dl / avgdl))``) on the same tokens; a test asserts that to 1e-6.
+dl / avgdl))``) on the same tokens; a test asserts that to 1e-6. What a population
+costs to compute is kept with it until a document comes or goes: its statistics, its
+document frequencies, and the scoring of its common terms (a word on 80k contents
+recurs across questions).
 
 :meth:`SparseIndex.best` bounds the work by ``k`` (MaxScore): each term keeps an
 upper bound of its term part (its largest term frequency at its shortest document
