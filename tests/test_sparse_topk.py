@@ -201,4 +201,10 @@ def test_kept_terms_score_as_a_fresh_index_across_changes(
                 got, want = index.best(terms, mask, 3), fresh.best(terms, mask, 3)
                 assert got.scores.tolist() == want.scores.tolist()
             kept_any += len(index._population[7]) if index._population else 0
+            # Another view's mask (a narrower read view) never scores with these terms.
+            narrow = mask & np.array([rng.random() < 0.5 for _ in range(size)], dtype=bool)
+            fresh = SparseIndex.from_arrays(index.to_arrays())
+            got, want = index.scores(terms, narrow), fresh.scores(terms, narrow)
+            assert got.slots.tolist() == want.slots.tolist()
+            assert got.scores.tolist() == want.scores.tolist()
     assert kept_any > 0
