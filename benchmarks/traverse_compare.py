@@ -47,13 +47,11 @@ def before_template(cypher_dir: Path, engine: str) -> queries.QueryTemplate:
     own = queries.query_dir
     try:
         queries.query_dir = lambda: cypher_dir  # type: ignore[assignment]
-        queries._load_all.cache_clear()
-        queries._fragments.cache_clear()
+        queries.clear_caches()
         return queries.get_query("traverse", engine)
     finally:
         queries.query_dir = own  # type: ignore[assignment]
-        queries._load_all.cache_clear()
-        queries._fragments.cache_clear()
+        queries.clear_caches()
 
 
 def _params(memory: MemoryReader, genome: Genome, question: str) -> dict[str, Any]:

@@ -177,14 +177,12 @@ def _load(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, files: dict[str, str]
         (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / relative).write_text(text)
     monkeypatch.setattr(queries, "query_dir", lambda: tmp_path)
-    queries._load_all.cache_clear()
-    queries._fragments.cache_clear()
+    queries.clear_caches()
     try:
         get_query("q", "neo4j")
     finally:
         monkeypatch.undo()
-        queries._load_all.cache_clear()
-        queries._fragments.cache_clear()
+        queries.clear_caches()
 
 
 def test_an_override_that_adds_only_a_chunk_loads(

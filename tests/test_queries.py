@@ -132,14 +132,12 @@ def _fragment_dir(tmp_path: Path, body: str, name: str = "pick") -> Path:
 def _load(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, query: str) -> str:
     (tmp_path / "q.cypher").write_text(query)
     monkeypatch.setattr(queries, "query_dir", lambda: tmp_path)
-    queries._load_all.cache_clear()
-    queries._fragments.cache_clear()
+    queries.clear_caches()
     try:
         return queries.get_query("q", "neo4j").text
     finally:
         monkeypatch.undo()
-        queries._load_all.cache_clear()
-        queries._fragments.cache_clear()
+        queries.clear_caches()
 
 
 def test_a_fragment_argument_replaces_whole_words_only(
@@ -150,6 +148,31 @@ def test_a_fragment_argument_replaces_whole_words_only(
         tmp_path, monkeypatch, "// q\n// params: mx\n// returns:\nMATCH (n) WHERE {{> pick n}}\n"
     )
     assert "WHERE n.mx = $mx AND n.m = n" in text
+
+
+def test_a_query_is_read_when_first_asked_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A process reads the files it runs, not every one: a broken file fails only the
+    query it holds, and a name is a file name, never a path."""
+    (tmp_path / "broken.cypher").write_text("// broken\n// params: a\n// returns:\nRETURN 1\n")
+    (tmp_path / "elsewhere.cypher").write_text("// elsewhere\n// params:\n// returns:\nRETURN 1\n")
+    inner = tmp_path / "inner"
+    inner.mkdir()
+    monkeypatch.setattr(queries, "query_dir", lambda: inner)
+    (inner / "q.cypher").write_text("// q\n// params:\n// returns: one\nRETURN 1 AS one\n")
+    (inner / "broken.cypher").write_text((tmp_path / "broken.cypher").read_text())
+    queries.clear_caches()
+    try:
+        assert get_query("q", "neo4j").returns == ("one",)
+        with pytest.raises(ConfigError, match=r"broken\.cypher"):
+            get_query("broken", "neo4j")
+        with pytest.raises(QueryError, match="no such query"):
+            get_query("../elsewhere", "neo4j")
+        assert query_names() == ["broken", "q"]
+    finally:
+        monkeypatch.undo()
+        queries.clear_caches()
 
 
 _PICK = "// fragment: pick(m)\n// params:\n"

@@ -33,10 +33,10 @@ A query includes it with ``{{> visible m}}``: the registry replaces the marker
 with the fragment's body (its ``//`` lines dropped), the fragment's formal
 argument replaced as a whole word by the actual one (an identifier or a
 property path such as ``rec.embedding``). Fragments may include fragments.
-Expansion happens once, when the registry loads, for each engine; the expanded
-text is what a template holds, and its header ``params`` are checked against
-the expanded body. Nothing is interpolated at run time except through
-:meth:`QueryTemplate.render`.
+Expansion happens once per query and engine, when the query is first asked for
+(a process reads only the files it runs); the expanded text is what a template
+holds, and its header ``params`` are checked against the expanded body. Nothing
+is interpolated at run time except through :meth:`QueryTemplate.render`.
 
 **Write conventions** (every write query follows them): a write includes
 ``{{> bump space}}`` first, which bumps the namespace's ``MemorySpace.version``
@@ -70,6 +70,7 @@ _RENDER_RANGE = re.compile(r"^(\w+)\s+(-?\d+)\.\.(-?\d+)$")
 _RENDER_CHOICE = re.compile(r"^(\w+)\s+\{(\w+(?:\|\w+)*)\}$")
 _ARGUMENT = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*$")
 _MAX_NESTING = 8
+_QUERY_NAME = re.compile(r"\w+")  # a file name, never a path
 
 RenderSpec = tuple[int, int] | frozenset[str]
 
@@ -314,34 +315,47 @@ def _check_override(where: str, common: _Declared, own: _Declared) -> None:
         )
 
 
-@cache
-def _load_all() -> dict[tuple[str, str], QueryTemplate]:
-    """Every query for every engine, fragments expanded once."""
+def _check_engine(engine: str) -> None:
+    """What every query of ``engine`` relies on: each of its overrides replaces a common
+    query, and each fragment's header params are those its body uses."""
     root = query_dir()
-    sources: dict[tuple[str, str | None], str] = {
-        (path.stem, None): path.read_text(encoding="utf-8") for path in root.glob("*.cypher")
-    }
-    for engine in ENGINES:
-        for path in engine_dir(engine).glob("*.cypher"):
-            if (path.stem, None) not in sources:
-                raise ConfigError(f"{path}: overrides no query (no {path.name} in {root})")
-            sources[(path.stem, engine)] = path.read_text(encoding="utf-8")
-    for engine in ENGINES:
-        _check_fragments(engine)
-    templates: dict[tuple[str, str], QueryTemplate] = {}
-    for name in sorted({name for name, _ in sources}):
-        for engine in ENGINES:
-            owner: str | None = engine if (name, engine) in sources else None
-            text = sources[(name, owner)]
-            expanded = _expand(text, engine, f"{name}.cypher ({engine})")
-            templates[(name, engine)] = _parse(name, owner, text, expanded)
-            if owner is not None:
-                _check_override(
-                    f"{ENGINE_DIRS}/{engine}/{name}.cypher",
-                    _declared(name, sources[(name, None)]),
-                    _declared(name, text),
-                )
-    return templates
+    for path in engine_dir(engine).glob("*.cypher"):
+        if not (root / path.name).is_file():
+            raise ConfigError(f"{path}: overrides no query (no {path.name} in {root})")
+    _check_fragments(engine)
+
+
+_checked_engines: set[str] = set()
+
+
+@cache
+def _template(name: str, engine: str) -> QueryTemplate | None:
+    """Query ``name`` on ``engine``, its fragments expanded: read when first asked for,
+    so a process reads the few files it runs, not all of them (about 15 ms at start)."""
+    common = query_dir() / f"{name}.cypher"
+    if engine not in ENGINES or not _QUERY_NAME.fullmatch(name) or not common.is_file():
+        return None
+    if engine not in _checked_engines:
+        _check_engine(engine)
+        _checked_engines.add(engine)
+    text = common.read_text(encoding="utf-8")
+    override = engine_dir(engine) / common.name
+    owner: str | None = None
+    if override.is_file():
+        owner, own = engine, override.read_text(encoding="utf-8")
+        _check_override(
+            f"{ENGINE_DIRS}/{engine}/{common.name}", _declared(name, text), _declared(name, own)
+        )
+        text = own
+    return _parse(name, owner, text, _expand(text, engine, f"{name}.cypher ({engine})"))
+
+
+def clear_caches() -> None:
+    """Forget every query, fragment and check loaded so far (for a test that points
+    :func:`query_dir` at other files)."""
+    _template.cache_clear()
+    _fragments.cache_clear()
+    _checked_engines.clear()
 
 
 def get_query(name: str, engine: str) -> QueryTemplate:
@@ -349,8 +363,9 @@ def get_query(name: str, engine: str) -> QueryTemplate:
 
     Raises:
         QueryError: when no such query exists.
+        ConfigError: when its file, a fragment or an override of the engine breaks a rule.
     """
-    found = _load_all().get((name, engine))
+    found = _template(name, engine)
     if found is None:
         raise QueryError(name, "no such query file")
     return found
@@ -358,4 +373,4 @@ def get_query(name: str, engine: str) -> QueryTemplate:
 
 def query_names() -> list[str]:
     """All registered query names."""
-    return sorted({name for name, _ in _load_all()})
+    return sorted(path.stem for path in query_dir().glob("*.cypher"))
