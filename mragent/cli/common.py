@@ -7,19 +7,11 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
 
 from mragent.core.corpus import validate_namespace
 from mragent.core.embedding import (
@@ -42,6 +34,9 @@ from mragent.core.errors import (
 from mragent.core.store.base import GraphStore
 from mragent.core.times import parse_time
 from mragent.core.view import DEFAULT_SCOPE, ReadView
+
+if TYPE_CHECKING:
+    from rich.progress import Progress
 
 # No emoji codes: a memory text with ":thumbs_up:" in it is printed as it is.
 console = Console(stderr=True, emoji=False)
@@ -123,6 +118,16 @@ AsOfOption = Annotated[
 
 def progress_bar() -> Progress:
     """A progress bar on stderr with counts, elapsed time and the time remaining (ETA)."""
+    # Imported here: a command without a bar (a cold recall) does not pay for it.
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
     return Progress(
         TextColumn("{task.description}"),
         BarColumn(),
