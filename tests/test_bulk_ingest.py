@@ -111,16 +111,22 @@ def test_a_bulk_load_writes_the_graph_the_ordinary_path_writes(store: GraphStore
 
 def test_a_load_in_many_batches_writes_the_graph_one_batch_writes(store: GraphStore) -> None:
     """Tags recur across batches, first mentioned and later a title: the updates of a
-    tag met again (its primary flag, its alias keys) leave the nodes one batch creates.
-    (Not the edges: a link two batches write keeps the last batch's weight.)"""
+    tag met again (its primary flag, its alias keys) leave the nodes one batch creates,
+    and a link two batches write (read forward in one, backward in the other) has the
+    weight, and so the rank, one batch gives it."""
     corpus = _corpus(600)
     many, one = (f"t-{uuid.uuid4().hex[:12]}" for _ in range(2))
     try:
         ingest(store, corpus, many, batch_size=50)
         ingest(store, corpus, one, batch_size=len(corpus.contents))
-        nodes, want = graph(store, many, "shared")[0], graph(store, one, "shared")[0]
+        (nodes, edges), (want_nodes, want_edges) = (
+            graph(store, many, "shared"),
+            graph(store, one, "shared"),
+        )
         assert sum(node.startswith("Tag") and '"primary": true' in node for node in nodes) > 10
-        assert nodes == want
+        assert nodes == want_nodes
+        assert len(edges) > 1000
+        assert edges == want_edges
     finally:
         for ns in (many, one):
             store.run("delete_namespace", {"ns": ns})

@@ -3,7 +3,8 @@
 // An ingest batch's Cue->Tag and Tag->Tag links, merged between the nodes bound by
 // ingest_names (ts) and the batch's cues `cs` (new_cues + old_cues), each weighted. A
 // link recurs across the batches of one load (a keyword of contents in two batches),
-// so even a bulk load merges them; the last batch's weight stands.
+// so even a bulk load merges them; every batch of a load sends a link the same weight
+// (ingest.py weighs it from the whole corpus), and a later write's weight stands.
 CALL {
   WITH ts, cs
   UNWIND range(0, size($cue_links.cue) - 1) AS i

@@ -8,7 +8,8 @@ Weights come from corpus statistics:
   content mentions, and back (``B`` is mentioned in the passage about ``A``).
   Weight: how often the two co-occur relative to the source's frequency, times
   the target's specificity (IDF), so a link to a rare entity is strong and a
-  link to a ubiquitous one weak; the backward link is damped by 0.8. These
+  link to a ubiquitous one weak; the backward link is damped by 0.8, and a link
+  read both ways over the corpus takes the stronger (:func:`tag_link_weights`). These
   edges are what make bridge questions reachable.
 * ``Cue -[LINKED_TO]-> Tag``: every tag has a cue of the same text (1.0); every
   keyword cue links to the primary tag of each content using it, weighted by
@@ -65,7 +66,8 @@ T = TypeVar("T")
 Sealer = Callable[[str, str, dict[str, Any]], str]
 # Bumped whenever ingest writes a different graph for the same input.
 # 7: every content carries its passage embedding.
-GRAPH_LAYOUT = "7"
+# 8: a tag link weighs the same whatever batch writes it (tag_link_weights).
+GRAPH_LAYOUT = "8"
 PRIMARY_REF = 1.0
 MENTION_REF = 0.6
 BACKWARD_DAMPING = 0.8
@@ -276,7 +278,8 @@ def _batch(
     tags: set[str] = set()
     cue_links: dict[tuple[str, str], float] = {}
     tag_links: dict[tuple[str, str], float] = {}
-    idf, tag_df = stats.idf, stats.tag_df
+    idf = stats.idf
+    given: dict[tuple[str, str], float] = {}
     for content, ex in pairs:
         key = content_key(content)
         batch.contents.append(
@@ -288,19 +291,40 @@ def _batch(
             batch.refs.append({"tag": tag, "content": key, "weight": weight})
             cue_links[(tag, tag)] = 1.0
         for other in ex.tags[1:]:
-            strength = stats.cooc(ex.primary, other) / tag_df(ex.primary)
-            forward = round(strength**0.5 * idf(tag_df(other)), 6)
-            backward = round(BACKWARD_DAMPING * idf(tag_df(ex.primary)), 6)
-            tag_links[(ex.primary, other)] = max(tag_links.get((ex.primary, other), 0), forward)
-            tag_links[(other, ex.primary)] = max(tag_links.get((other, ex.primary), 0), backward)
+            there, back = tag_link_weights(stats, ex.primary, other)
+            tag_links[(ex.primary, other)] = there
+            tag_links[(other, ex.primary)] = back
         for word in ex.keywords:
             cue_links[(word, ex.primary)] = round(idf(stats.kw_df[word]), 6)
         for link in explicit.get(ex.primary, []):
             tags.update((link.src, link.dst))
             cue_links[(link.dst, link.dst)] = 1.0
-            tag_links[(link.src, link.dst)] = link.weight
+            given[(link.src, link.dst)] = link.weight
+    # A link the corpus gives keeps its weight, whichever content of the batch came first.
+    tag_links.update(given)
     _add_nodes_and_edges(batch, tags, cue_links, tag_links, written)
     return batch
+
+
+def tag_link_weights(stats: CorpusStats, a: str, b: str) -> tuple[float, float]:
+    """The weights of the computed links ``a -> b`` and ``b -> a``. Each is the stronger
+    of its two readings over the whole corpus: forward (a content whose primary tag is
+    its source mentions its target) and backward (one whose primary tag is its target
+    mentions its source).
+
+    They depend on the corpus statistics alone, never on which contents share a batch,
+    so a link two batches write gets the same weight from both: the graph is the same
+    whatever the batch size.
+    """
+    idf, tag_df = stats.idf, stats.tag_df
+    a_b, b_a = stats.cooc(a, b), stats.cooc(b, a)
+
+    def weight(src: str, dst: str, forward: int, backward: int) -> float:
+        there = round((forward / tag_df(src)) ** 0.5 * idf(tag_df(dst)), 6) if forward else 0.0
+        back = round(BACKWARD_DAMPING * idf(tag_df(dst)), 6) if backward else 0.0
+        return max(there, back)
+
+    return weight(a, b, a_b, b_a), weight(b, a, b_a, a_b)
 
 
 def _add_nodes_and_edges(
