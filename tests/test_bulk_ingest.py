@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from mragent.apps.synthetic import generate
-from mragent.core.corpus import Content, Corpus
+from mragent.core.corpus import Content, Corpus, Link
 from mragent.core.errors import BackendUnavailable
 from mragent.core.store import embedded, open_store
 from mragent.core.store.base import GraphStore
@@ -129,6 +129,33 @@ def test_a_load_in_many_batches_writes_the_graph_one_batch_writes(store: GraphSt
         assert edges == want_edges
     finally:
         for ns in (many, one):
+            store.run("delete_namespace", {"ns": ns})
+
+
+def test_a_link_the_corpus_gives_weighs_the_same_in_every_batch(store: GraphStore) -> None:
+    """The link Alpha Town -> Beta Village is given (0.123) and also computed backward
+    from the second content (its primary tag is the target): each batch writing it must
+    send the given weight, whether the two contents share a batch or not."""
+    contents = [
+        Content(key="a", title="Alpha Town", text="Alpha Town lies near Beta Village."),
+        Content(key="b", title="Beta Village", text="Beta Village trades with Alpha Town."),
+    ]
+    corpus = Corpus(contents, [], [Link("Alpha Town", "Beta Village", 0.123)])
+    apart, together = (f"t-{uuid.uuid4().hex[:12]}" for _ in range(2))
+    try:
+        ingest(store, corpus, apart, batch_size=1)
+        ingest(store, corpus, together, batch_size=2)
+        weights = {
+            ns: [
+                json.loads(edge[4])["weight"]
+                for edge in graph(store, ns, "shared")[1]
+                if edge[1:4] == ("Alpha Town", "LINKED_TO", "Beta Village")
+            ]
+            for ns in (apart, together)
+        }
+        assert weights == {apart: [0.123], together: [0.123]}
+    finally:
+        for ns in (apart, together):
             store.run("delete_namespace", {"ns": ns})
 
 

@@ -279,7 +279,6 @@ def _batch(
     cue_links: dict[tuple[str, str], float] = {}
     tag_links: dict[tuple[str, str], float] = {}
     idf = stats.idf
-    given: dict[tuple[str, str], float] = {}
     for content, ex in pairs:
         key = content_key(content)
         batch.contents.append(
@@ -299,9 +298,13 @@ def _batch(
         for link in explicit.get(ex.primary, []):
             tags.update((link.src, link.dst))
             cue_links[(link.dst, link.dst)] = 1.0
-            given[(link.src, link.dst)] = link.weight
-    # A link the corpus gives keeps its weight, whichever content of the batch came first.
-    tag_links.update(given)
+            tag_links[(link.src, link.dst)] = link.weight
+    # A link the corpus gives weighs what it says in every batch writing it, even one
+    # that only computed it (from a content whose primary tag is its target).
+    for src, dst in tag_links:
+        for link in explicit.get(src, ()):
+            if link.dst == dst:
+                tag_links[(src, dst)] = link.weight
     _add_nodes_and_edges(batch, tags, cue_links, tag_links, written)
     return batch
 
