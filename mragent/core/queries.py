@@ -332,8 +332,10 @@ _checked_engines: set[str] = set()
 def _template(name: str, engine: str) -> QueryTemplate | None:
     """Query ``name`` on ``engine``, its fragments expanded: read when first asked for,
     so a process reads the few files it runs, not all of them (about 15 ms at start)."""
+    if engine not in ENGINES or not _QUERY_NAME.fullmatch(name):
+        return None
     common = query_dir() / f"{name}.cypher"
-    if engine not in ENGINES or not _QUERY_NAME.fullmatch(name) or not common.is_file():
+    if not common.is_file():
         return None
     if engine not in _checked_engines:
         _check_engine(engine)
