@@ -74,7 +74,8 @@ def os_user() -> str:
 class Entry(BaseModel):
     """One principal in the file, with its grants and its credential."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    # Built when a credentials file is first read: most processes never read one.
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     principal: str
     read: list[str]
@@ -90,7 +91,7 @@ class Entry(BaseModel):
 
 
 class _File(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     format: Literal["mragent-credentials/1"]
     key: str = Field(pattern=r"^[0-9a-f]{64}$")
