@@ -22,7 +22,8 @@ TrustState = Literal["pending", "accepted", "rejected"]
 class MemoryRecord(BaseModel):
     """One version of one memory, with its provenance and lifecycle."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    # Built when a record is first made: a recall never makes one.
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     id: str = Field(min_length=1, max_length=200)
     key: str = Field(min_length=1, max_length=200)
