@@ -49,6 +49,7 @@ from typing import Any
 from mragent.apps.synthetic import generate
 from mragent.core.errors import BackendUnavailable, QueryError
 from mragent.core.genome import Genome
+from mragent.core.heap import hold_mmap_threshold
 from mragent.core.retrieval.reconstruct import traverse
 from mragent.core.store import open_store
 from mragent.core.store.base import GraphStore
@@ -110,6 +111,7 @@ def ingest_child(url: str, size: int, corpus: str) -> None:
     """Subcommand: ingest a corpus file of ``size`` contents into a fresh namespace,
     streamed as ``mragent ingest`` does."""
     ns = _namespace(size)
+    hold_mmap_threshold()  # as mragent ingest does
     with open_store(url) as store, tempfile.TemporaryDirectory() as scratch:
         store.run("delete_namespace", {"ns": ns})
         audit = AuditLog(Path(scratch) / "audit.jsonl")  # the benchmark's own, thrown away

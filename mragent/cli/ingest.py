@@ -23,6 +23,7 @@ from mragent.cli.common import (
 from mragent.cli.identity import PrincipalOption, writer
 from mragent.cli.memory import audit_log
 from mragent.core.corpus import validate_namespace
+from mragent.core.heap import hold_mmap_threshold
 from mragent.core.store import open_store
 from mragent.core.view import DEFAULT_SCOPE, validate_scope
 from mragent.memory.ingest import BATCH_SIZE, ingest
@@ -51,6 +52,7 @@ def ingest_command(
         validate_namespace(ns)
         validate_scope(scope)
         model = chosen_embedder(embedder)
+        hold_mmap_threshold()  # a corpus of millions: keep the freed megabytes returnable
         with open_store(db) as store, progress_bar() as progress:
             # Batches: each is embedded (the long part with a real model), then written.
             task = progress.add_task("batches", total=None)
