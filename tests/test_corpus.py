@@ -8,7 +8,10 @@ from pathlib import Path
 import pytest
 
 from mragent.core.corpus import MAX_TEXT, load_corpus, validate_namespace
+from mragent.core.corpus_stream import checked_contents
 from mragent.core.errors import CorpusError
+from mragent.core.extract import RuleExtractor
+from mragent.memory.ingest_source import CorpusSource
 
 
 def _write(tmp_path: Path, data: object) -> Path:
@@ -76,3 +79,24 @@ def test_good_corpus_loads_with_optional_fields(tmp_path: Path) -> None:
     corpus = load_corpus(path)
     assert corpus.contents[0].tags == ("A",) and corpus.contents[0].cues == ()
     assert corpus.questions[0].answerable is False and corpus.questions[0].answers == ()
+
+
+def _contents_file(path: Path, ids: list[str]) -> Path:
+    records = [{"id": key, "text": f"{key} is a text of its own."} for key in ids]
+    question = {"id": "q", "question": "Which text is a?", "answer": "a", "supporting": ["a"]}
+    path.write_text(json.dumps({"contents": records, "questions": [question]}), encoding="utf-8")
+    return path
+
+
+def test_a_file_read_again_keeps_no_ids_and_the_batches_catch_a_change(tmp_path: Path) -> None:
+    path = _contents_file(tmp_path / "corpus.json", ["a", "b", "c"])
+    source = CorpusSource.of_file(path, batch_size=2)
+    assert [q.id for q in source.check(RuleExtractor()).questions] == ["q"]
+    # The ingest's batches pass reads the file again: ids are not kept (a million of
+    # them are 100 MB), since every batch is compared with the first read instead.
+    _contents_file(path, ["a", "a", "c"])
+    assert [c.key for c in checked_contents(path, again=True)] == ["a", "a", "c"]
+    with pytest.raises(CorpusError, match="changed while it was being ingested"):
+        list(source.batches())
+    with pytest.raises(CorpusError, match="duplicate id 'a'"):
+        list(checked_contents(path))

@@ -210,16 +210,23 @@ class CheckedCorpus:
     questions: list[Question] = field(default_factory=list)
 
 
-def checked_contents(path: Path, kept: CheckedCorpus | None = None) -> Iterator[Content]:
+def checked_contents(
+    path: Path, kept: CheckedCorpus | None = None, *, again: bool = False
+) -> Iterator[Content]:
     """Yield the validated contents of a corpus file; links and questions go to ``kept``.
 
     The questions are checked once the contents are (they name content ids), so
     they are in ``kept`` only when the generator is exhausted.
 
+    Args:
+        again: The file was read whole before, and the caller checks that it has not
+            changed since (as an ingest compares its batches' digests): its ids, found
+            distinct then, are not kept again, nor are its questions read.
+
     Raises:
         CorpusError: naming the file and record.
     """
-    kept = kept or CheckedCorpus(CorpusChecker(str(path)))
+    kept = kept or CheckedCorpus(CorpusChecker(str(path), distinct_ids=not again))
     checker = kept.checker
     questions: list[Any] = []
     count = 0
@@ -230,7 +237,8 @@ def checked_contents(path: Path, kept: CheckedCorpus | None = None) -> Iterator[
         elif record.section == "links":
             kept.links.append(checker.link(record.index, record.value))
         elif record.section == "questions":
-            questions.append(record.value)
+            if not again:
+                questions.append(record.value)
         else:
             checker.check_format(record.value)
     checker.finish(count)

@@ -228,7 +228,9 @@ class CorpusSource:
     @classmethod
     def of_file(cls, path: Path, batch_size: int) -> CorpusSource:
         """A source streaming ``path`` on each pass."""
-        source = cls(path.stem, lambda: checked_contents(path), batch_size)
+        # The passes after the first read it again; the batches' digests are compared
+        # with the first read's (_same_batches), so any change is refused before its write.
+        source = cls(path.stem, lambda: checked_contents(path, again=True), batch_size)
         source._path = str(path)
         return source
 
