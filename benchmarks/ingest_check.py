@@ -28,9 +28,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from ingest_stream import write_corpus
+from ingest_stream import source_trees, write_corpus
 
-THIS_TREE = Path(__file__).resolve().parent.parent
 _CHECK = """
 import json, resource, sys, time
 from pathlib import Path
@@ -77,9 +76,7 @@ def main() -> None:
     parser.add_argument("--baseline", type=Path, help="another mragent source tree")
     parser.add_argument("--out", type=Path, help="write the runs and medians as JSON")
     args = parser.parse_args()
-    trees = {"this": THIS_TREE}
-    if args.baseline:
-        trees["baseline"] = args.baseline.resolve()
+    trees = source_trees(args.baseline)
     runs: dict[str, list[dict[str, Any]]] = {name: [] for name in trees}
     with tempfile.TemporaryDirectory(prefix="mragent-check-") as scratch:
         corpus = args.corpus

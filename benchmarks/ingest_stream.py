@@ -49,6 +49,14 @@ def write_corpus(path: Path, contents: int) -> None:
     path.write_text(json.dumps({"contents": records}), encoding="utf-8")
 
 
+def source_trees(baseline: Path | None) -> dict[str, Path]:
+    """The trees a run compares: this checkout, and ``baseline`` when given."""
+    trees = {"this": THIS_TREE}
+    if baseline:
+        trees["baseline"] = baseline.resolve()
+    return trees
+
+
 def run_ingest(tree: Path, corpus: Path, ns: str, db: str | None, env: dict[str, str]) -> dict:
     """Wall seconds, CPU seconds and peak RSS (MB) of one ``mragent ingest`` process
     running the code of ``tree``."""
@@ -127,9 +135,7 @@ def main() -> None:
     parser.add_argument("--baseline", type=Path, help="another mragent source tree")
     parser.add_argument("--out", type=Path, help="write the runs and medians as JSON")
     args = parser.parse_args()
-    trees = {"this": THIS_TREE}
-    if args.baseline:
-        trees["baseline"] = args.baseline.resolve()
+    trees = source_trees(args.baseline)
     runs: dict[str, list[dict[str, Any]]] = {}
     with tempfile.TemporaryDirectory(prefix="mragent-ingest-bench-") as tmp:
         corpus = Path(tmp) / "corpus.json"
