@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from typing import Annotated
 
 import typer
@@ -44,4 +45,12 @@ def _root(
 
 def main() -> None:
     """Console-script entry point."""
-    app()
+    try:
+        app()
+    finally:
+        # The command is done; the interpreter's shutdown would now collect garbage
+        # over every object the imports made (numpy, pydantic, redis-py, typer): about
+        # 80 ms of a 500 ms ``mragent recall`` here. Frozen objects are skipped by those
+        # collections and still freed by reference counting; atexit handlers still run
+        # and the standard streams are still flushed.
+        gc.freeze()
