@@ -102,3 +102,33 @@ def test_ranks_written_in_budgeted_statements_follow_the_rank_rule(
         edges = store._execute("edges", edges_query, {"ns": ns})
         assert len(edges) > 100
         assert {e["edge"]: e["rank"] for e in edges} == _expected_ranks(edges)
+
+
+def test_edge_counts_are_the_ranked_edges_leaving_each_node(store: GraphStore, ns: str) -> None:
+    # The counts only pack statements, but an engine's own count (FalkorDB reads the
+    # degree from its adjacency) must still count what the common query counts: the
+    # ranked types only, so an edge of another type out of a tag or cue is left out.
+    ingest(store, generate(30), ns)
+    tags, cues = _names(store, ns)
+    store._execute(
+        "foreign edges",
+        "MATCH (t:Tag {ns: $ns, name: $tag}), (c:Cue {ns: $ns, text: $cue}) "
+        "CREATE (t)-[:UNRANKED]->(c), (c)-[:UNRANKED]->(t)",
+        {"ns": ns, "tag": tags[0], "cue": cues[0]},
+    )
+    truth = store._execute(
+        "degrees",
+        "MATCH (s {ns: $ns})-[r]->() WHERE type(r) IN ['LINKED_TO', 'REFERENCES'] "
+        "RETURN coalesce(s.name, s.text) AS name, labels(s)[0] AS label, count(r) AS edges",
+        {"ns": ns},
+    )
+    want = {(row["label"], row["name"]): int(row["edges"]) for row in truth}
+    got = {
+        ("Tag", row["name"]): int(row["edges"])
+        for row in store.run("tag_edge_counts", {"ns": ns, "scope": SCOPE, "names": tags})
+    } | {
+        ("Cue", row["name"]): int(row["edges"])
+        for row in store.run("cue_edge_counts", {"ns": ns, "scope": SCOPE, "texts": cues})
+    }
+    assert {key: n for key, n in got.items() if n} == want
+    assert want[("Tag", tags[0])] > 0 and want[("Cue", cues[0])] > 0
