@@ -43,8 +43,17 @@ def _root(
     """Reconstructive graph memory for LLM agents."""
 
 
+YOUNG_COLLECTION_THRESHOLD = 10_000
+"""Allocations between two collections of the youngest objects in a command's process
+(CPython's default is 700)."""
+
+
 def main() -> None:
     """Console-script entry point."""
+    # A command starts by importing numpy, pydantic, redis-py and typer, whose objects
+    # all live as long as the process: at CPython's default threshold a cold recall ran
+    # 149 collections (one of them full) that found next to nothing, about 40 ms of it.
+    gc.set_threshold(YOUNG_COLLECTION_THRESHOLD, *gc.get_threshold()[1:])
     try:
         app()
     finally:
