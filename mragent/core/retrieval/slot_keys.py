@@ -91,7 +91,9 @@ class SlotKeys:
         """
         starts = self._starts[slots]
         probe_starts = prefixes(probes)
-        bounds = np.unique(probe_starts)
+        # A handful of probes: sorted in Python, since numpy's unique imports numpy.ma
+        # on its first call (8 ms of a cold recall).
+        bounds = np.array(sorted(set(probe_starts.tolist())), dtype=np.uint64)
         bins = np.searchsorted(bounds, starts, side="right")  # how many bounds are <= each
         # below[j]: how many prefixes sort before bounds[j]
         below = np.cumsum(np.bincount(bins, minlength=len(bounds) + 1))
