@@ -1,6 +1,6 @@
 // ingest_batch: upsert one batch of contents, tags, cues and edges in ONE statement,
 // so a batch is atomic on every engine (FalkorDB has no multi-statement transactions).
-// params: ns, scope, contents, tags, cues, linked_cues, refs, cue_links, tag_links, supersedes, depends
+// params: ns, scope, contents, tags, linked_tags, cues, linked_cues, refs, cue_links, tag_links, supersedes, depends
 // returns: version
 // Nodes are merged on their natural key within the scope (Content.key, Tag.name,
 // Cue.text) and keep the random id given on first creation, so re-ingesting the
@@ -30,8 +30,8 @@
 // a tag written before it existed has none (unknown), and stays so until a batch
 // makes it primary (null OR false is null).
 // A tag's name keys (akey, tail: mragent/core/aliases.py) are what entity
-// resolution looks it up by; set on every write, so a tag written before they
-// existed gets them the next time a write names it.
+// resolution looks it up by; set by every write naming the tag (by the first of its
+// batches to), so a tag written before they existed gets them the next time a write names it.
 // Each merge key is bound by WITH first: FalkorDB looks a key given as an expression
 // (a list element) up through the namespace's index, a scan of the whole namespace.
 // A content gets its passage embedding with its text; one created earlier without
@@ -51,7 +51,7 @@ CALL {
   RETURN collect(m) AS ms
 }
 {{> ingest_names v}}
-WITH space, v, ms, ts, new_cues + old_cues AS cs
+WITH space, v, ms, new_tags + old_tags AS ts, new_cues + old_cues AS cs
 CALL {
   WITH ms, ts
   UNWIND range(0, size($refs.tag) - 1) AS i

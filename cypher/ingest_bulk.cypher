@@ -1,6 +1,6 @@
 // ingest_bulk: write one batch of a bulk load, into a namespace that held no cue, tag or
 // content when the load began, in ONE statement (atomic, as ingest_batch).
-// params: ns, scope, contents, tags, cues, linked_cues, refs, cue_links, tag_links
+// params: ns, scope, contents, tags, linked_tags, cues, linked_cues, refs, cue_links, tag_links
 // returns: version
 // The same graph as ingest_batch writes for the same batch, with CREATE where nothing
 // can match: a content (its key is new to the namespace and unique in the corpus,
@@ -21,7 +21,7 @@ CALL {
   RETURN collect(m) AS ms
 }
 {{> ingest_names v}}
-WITH v, ms, ts, new_cues + old_cues AS cs
+WITH v, ms, new_tags + old_tags AS ts, new_cues + old_cues AS cs
 CALL {
   WITH ms, ts
   UNWIND range(0, size($refs.tag) - 1) AS i

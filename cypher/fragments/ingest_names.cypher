@@ -1,10 +1,13 @@
 // fragment: ingest_names(v)
-// params: ns, scope, tags, cues, linked_cues
+// params: ns, scope, tags, linked_tags, cues, linked_cues
 // An ingest batch's tags and cues merged on their natural keys within the scope, `v`
-// being the write's namespace version: binds ts (the tags, in $tags order), new_cues
-// (the cues of $cues, embedded and stamped when created) and old_cues (those of
-// $linked_cues, sent by an earlier batch), each collected in list order. Tags and cues
-// recur across the batches of one load, so even a bulk load merges them.
+// being the write's namespace version: binds new_tags (the tags of $tags, their
+// properties set), old_tags (those of $linked_tags: names an earlier batch of the run
+// sent with every property this one would set, only looked up), new_cues (the cues of
+// $cues, embedded and stamped when created) and old_cues (those of $linked_cues, sent by
+// an earlier batch), each collected in list order. Tags and cues recur across the
+// batches of one load, so even a bulk load merges them; a tag looked up is not set
+// again, which was a third of a bulk batch's server time.
 CALL {
   UNWIND range(0, size($tags) - 1) AS i
   WITH $tags[i] AS rec, i
@@ -13,7 +16,14 @@ CALL {
   ON MATCH SET t.primary = t.primary OR rec.primary
   SET t.akey = rec.akey, t.tail = rec.tail
   WITH t, i ORDER BY i
-  RETURN collect(t) AS ts
+  RETURN collect(t) AS new_tags
+}
+CALL {
+  UNWIND range(0, size($linked_tags) - 1) AS i
+  WITH $linked_tags[i] AS name, i
+  MERGE (t:Tag {ns: $ns, scope: $scope, name: name})
+  WITH t, i ORDER BY i
+  RETURN collect(t) AS old_tags
 }
 CALL {
   WITH v

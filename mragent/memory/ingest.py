@@ -106,25 +106,28 @@ class GraphRecords:
         by ``seal`` (:meth:`~mragent.memory.audit.AuditLog.seal`).
 
         The statement looks each node up once and the edges name their ends by
-        position in the node lists, so an edge costs no index lookup. A cue an edge
-        names but the batch does not carry (sent by an earlier batch of the run) goes
-        to ``linked_cues``, numbered after the batch's own cues; every other node an
-        edge names is in the batch's lists.
+        position in the node lists, so an edge costs no index lookup. A tag or cue an
+        edge names but the batch does not carry (sent by an earlier batch of the run)
+        goes to ``linked_tags`` or ``linked_cues``, numbered after the batch's own;
+        every content an edge names is in the batch.
         """
         contents = [{**content, "seal": seal(ns, scope, content)} for content in self.contents]
         key_at = {content["key"]: i for i, content in enumerate(contents)}
         tag_at = {tag["name"]: i for i, tag in enumerate(self.tags)}
         cue_at = {cue["text"]: i for i, cue in enumerate(self.cues)}
-        linked_cues: list[str] = []
-        for link in self.cue_links:
-            if link["cue"] not in cue_at:
-                cue_at[link["cue"]] = len(cue_at)
-                linked_cues.append(link["cue"])
+        linked_tags = _linked(
+            tag_at,
+            (ref["tag"] for ref in self.refs),
+            (link["tag"] for link in self.cue_links),
+            (name for link in self.tag_links for name in (link["src"], link["dst"])),
+        )
+        linked_cues = _linked(cue_at, (link["cue"] for link in self.cue_links))
         return {
             "ns": ns,
             "scope": scope,
             "contents": contents,
             "tags": self.tags,
+            "linked_tags": linked_tags,
             "cues": self.cues,
             "linked_cues": linked_cues,
             "refs": _columns(self.refs, tag=tag_at, content=key_at, weight=None),
@@ -133,6 +136,18 @@ class GraphRecords:
             "supersedes": self.supersedes,
             "depends": self.depends,
         }
+
+
+def _linked(at: dict[str, int], *named: Iterable[str]) -> list[str]:
+    """The names in ``named`` that ``at`` does not number yet, in order of first
+    appearance, each numbered in ``at`` after those it holds."""
+    linked: list[str] = []
+    for names in named:
+        for name in names:
+            if name not in at:
+                at[name] = len(at)
+                linked.append(name)
+    return linked
 
 
 def _columns(edges: list[dict[str, Any]], **fields: dict[str, int] | None) -> dict[str, list[Any]]:
@@ -187,6 +202,35 @@ def content_record(content: Content, title: str, source: str, stamp: WriteStamp)
     }
 
 
+class Sent:
+    """The names earlier batches of one run sent, which a later batch only looks up:
+    every cue text, every tag, and the tags sent as some content's primary tag (a tag
+    sent as no content's primary is sent whole again by a batch where it is one, to set
+    its ``primary`` flag). Every other property of a tag or cue is the same whichever
+    batch sends it.
+
+    Args:
+        stats: The run's finished corpus statistics (names are marked by their numbers).
+    """
+
+    def __init__(self, stats: CorpusStats) -> None:
+        self.cues = NameMarks(stats)
+        self.tags = NameMarks(stats)
+        self.primaries = NameMarks(stats)
+
+    def new_tags(self, tags: Iterable[str], primaries: set[str]) -> list[str]:
+        """Those of ``tags`` a batch must send whole (``primaries``: the batch's
+        primary tags), marked as sent."""
+        new = [
+            tag
+            for tag in tags
+            if tag not in self.tags or (tag in primaries and tag not in self.primaries)
+        ]
+        self.tags.update(new)
+        self.primaries.update(tag for tag in new if tag in primaries)
+        return new
+
+
 def build_batches(
     corpus: Corpus,
     extractor: Extractor,
@@ -222,17 +266,18 @@ def content_batch(
 
 
 def _built(
-    source: CorpusSource, stamp: WriteStamp, embedder: Embedder, written: NameMarks | None = None
+    source: CorpusSource, stamp: WriteStamp, embedder: Embedder, written: Sent | None = None
 ) -> Iterator[GraphRecords]:
     """The source's batches, built and embedded one at a time (pass 3 of a
     :class:`CorpusSource`).
 
     Args:
-        written: When given, the cue texts earlier batches of this run carry; a
-            batch then leaves those cues out of its node list (its edges still
-            merge onto them), so each cue is embedded and sent once per run. Only
-            for batches written in order, each after every batch before it, under
-            the audit lock (nothing prunes a linked cue in between).
+        written: When given, the names earlier batches of this run sent; a batch
+            then leaves those out of its node lists (its edges still merge onto
+            them), so each cue is embedded and sent once per run, and each tag set
+            once (twice if it becomes primary). Only for batches written in order,
+            each after every batch before it, under the audit lock (nothing prunes
+            a linked node in between).
     """
     explicit = defaultdict(list)
     for link in source.links:
@@ -271,7 +316,7 @@ def _batch(
     stamp: WriteStamp,
     stats: CorpusStats,
     explicit: dict[str, list[Link]],
-    written: NameMarks | None,
+    written: Sent | None,
 ) -> GraphRecords:
     """One batch: its contents and every node and weighted edge they give rise to."""
     batch = GraphRecords()
@@ -335,20 +380,21 @@ def _add_nodes_and_edges(
     tags: set[str],
     cue_links: dict[tuple[str, str], float],
     tag_links: dict[tuple[str, str], float],
-    written: NameMarks | None,
+    written: Sent | None,
 ) -> None:
-    """Fill in the batch's cues (embedded afterwards; those in ``written`` left out),
-    tags (each marked when it is the primary tag of one of the batch's contents) and
-    links, in a stable order."""
+    """Fill in the batch's cues (embedded afterwards), tags (each marked when it is
+    the primary tag of one of the batch's contents) and links, in a stable order,
+    leaving out the cues and tags ``written`` says need not be sent again."""
     linked = {cue for cue, _ in cue_links}
-    cue_texts = sorted(linked if written is None else (c for c in linked if c not in written))
+    cue_texts = sorted(linked if written is None else (c for c in linked if c not in written.cues))
     if written is not None:
-        written.update(cue_texts)
+        written.cues.update(cue_texts)
     batch.cues = [{"text": text, "id": new_id()} for text in cue_texts]
     primaries = {ref["tag"] for ref in batch.refs if ref["weight"] >= PRIMARY_REF}
+    names = sorted(tags) if written is None else written.new_tags(sorted(tags), primaries)
     batch.tags = [
         {"name": tag, "id": new_id(), "primary": tag in primaries, **name_keys(tag).params()}
-        for tag in sorted(tags)
+        for tag in names
     ]
     batch.cue_links = [{"cue": c, "tag": t, "weight": w} for (c, t), w in sorted(cue_links.items())]
     batch.tag_links = [
@@ -430,23 +476,21 @@ def ingest(
         # One record for the whole ingest: its "after" hash covers every text in order.
         entry = (ns, principal, "ingest", source.name, None, scan.digest, detail)
         with audited(store, audit, *entry), window:
-            # Every cue text the run links, and every tag it writes (filled as batches are built).
-            cues = NameMarks(source.stats)
-            built = _built(source, stamp, embedder, written=cues)
+            # Every cue text and tag the run sends (filled as batches are built).
+            written = Sent(source.stats)
+            built = _built(source, stamp, embedder, written)
             # Encoded in the worker too: a batch's parameters are megabytes of text.
-            batches = (
-                (batch, store.statement(query, _query_params(batch, ns, scope, audit, bulk)))
+            statements = (
+                store.statement(query, _query_params(batch, ns, scope, audit, bulk))
                 for batch in built
             )
-            tags = NameMarks(source.stats)
-            for done, (batch, statement) in enumerate(_ahead(batches), start=1):
+            for done, statement in enumerate(_ahead(statements), start=1):
                 store.execute(statement)
-                tags.update(tag["name"] for tag in batch.tags)
                 if progress:
                     progress(done, total)
-            touched = tags.sorted()
+            touched = written.tags.sorted()
             link_aliases(store, ns, scope, touched)
-            rank_touched(store, ns, scope, touched, cues.sorted())
+            rank_touched(store, ns, scope, touched, written.cues.sorted())
     return IngestReport(ns, scan.count, total, before, namespace_stats(store, ns), bulk)
 
 
