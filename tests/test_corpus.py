@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
 
-from mragent.core.corpus import MAX_TEXT, load_corpus, validate_namespace
+from mragent.core.corpus import MAX_TEXT, Content, load_corpus, validate_namespace
 from mragent.core.corpus_stream import checked_contents
 from mragent.core.errors import CorpusError
-from mragent.core.extract import RuleExtractor
+from mragent.core.extract import Extraction, ExtractionModel, RuleExtractor, RuleModel
 from mragent.memory.ingest_source import CorpusSource
 
 
@@ -100,3 +101,60 @@ def test_a_file_read_again_keeps_no_ids_and_the_batches_catch_a_change(tmp_path:
         list(source.batches())
     with pytest.raises(CorpusError, match="duplicate id 'a'"):
         list(checked_contents(path))
+
+
+class _CountingModel:
+    """A fitted rule model, counting the contents it extracts."""
+
+    def __init__(self, model: ExtractionModel) -> None:
+        self.model = model
+        self.extracted = 0
+
+    def extract(self, content: Content) -> Extraction:
+        self.extracted += 1
+        return self.model.extract(content)
+
+
+class _CountingExtractor(RuleExtractor):
+    """The rule extractor whose fitted model counts its extractions."""
+
+    def fit(self, contents: Iterable[Content]) -> _CountingModel:  # type: ignore[override]
+        self.model = _CountingModel(super().fit(contents))
+        return self.model
+
+
+def test_the_batches_read_back_the_extractions_the_count_pass_made(tmp_path: Path) -> None:
+    path = tmp_path / "corpus.json"
+    records = [
+        {"id": f"k{i}", "title": f"Place {i % 7}", "text": f"Place {i % 7} lies near Town {i}."}
+        for i in range(25)
+    ]
+    path.write_text(json.dumps({"contents": records}), encoding="utf-8")
+    extractor = _CountingExtractor()
+    source = CorpusSource.of_file(path, batch_size=4)
+    source.check(extractor)
+    assert extractor.model.extracted == 25
+    batches = list(source.batches())
+    # Each content was extracted once: pass 3 read pass 2's extractions back.
+    assert extractor.model.extracted == 25
+    assert [len(batch) for batch in batches] == [4] * 6 + [1]
+    model = RuleExtractor().fit(checked_contents(path))
+    assert [pair for batch in batches for pair in batch] == [
+        (content, model.extract(content)) for content in checked_contents(path)
+    ]
+    # A second read has no spill left: it extracts again, to the same batches.
+    assert list(source.batches()) == batches and extractor.model.extracted == 50
+
+
+def test_a_file_changed_before_the_count_pass_is_refused(tmp_path: Path) -> None:
+    path = _contents_file(tmp_path / "corpus.json", ["a", "b", "c"])
+    source = CorpusSource.of_file(path, batch_size=2)
+
+    class ChangingExtractor(RuleExtractor):
+        def fit(self, contents: Iterable[Content]) -> RuleModel:
+            model = super().fit(contents)
+            _contents_file(path, ["a", "b", "d"])  # after pass 1 read it, before pass 2
+            return model
+
+    with pytest.raises(CorpusError, match="changed while it was being ingested"):
+        source.check(ChangingExtractor())

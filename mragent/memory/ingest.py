@@ -30,7 +30,7 @@ import uuid
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import AbstractContextManager, nullcontext
+from contextlib import AbstractContextManager, closing, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -243,9 +243,9 @@ def build_batches(
     Each batch carries every node its edges name, so a batch never depends on
     a later one; nodes repeated across batches merge onto the same node.
     """
-    source = CorpusSource.of_corpus(corpus, batch_size)
-    source.check(extractor)
-    return list(_built(source, stamp, embedder))
+    with closing(CorpusSource.of_corpus(corpus, batch_size)) as source:
+        source.check(extractor)
+        return list(_built(source, stamp, embedder))
 
 
 def content_batch(
@@ -450,48 +450,49 @@ def ingest(
     validate_namespace(ns)
     validate_scope(scope)
     principal.check_write(scope)
-    forgotten = tombstones(store, ns)
-    scan = source.check(extractor or RuleExtractor(), forgotten)
-    rows = store.run("get_space", {"ns": ns})
-    embedder = space_embedder(ns, rows[0] if rows else None, embedder, "write")
-    total = -(-scan.count // source.batch_size)
-    # Held from the forgotten-text check to the last batch: no forget slips in between.
-    with audit.exclusive():
-        now = tombstones(store, ns)
-        if not (now.keys <= forgotten.keys and now.hashes <= forgotten.hashes):
-            source.match(Tombstones(now.keys - forgotten.keys, now.hashes - forgotten.hashes))
-        readmitted = refuse_forgotten(
-            store, ns, scope, scan.keys, readmit, source.name, scan.hashes
-        )
-        space = prepare_write(store, ns, embedder)
-        accepted = principal.writes_accepted(space.get("trusted") or [])
-        stamp = WriteStamp(principal, scope, "accepted" if accepted else "pending")
-        before = namespace_stats(store, ns)
-        bulk = not any(before.values())
-        query = "ingest_bulk" if bulk else "ingest_batch"
-        window: AbstractContextManager[None] = store.bulk_load() if bulk else nullcontext()
-        detail: dict[str, Any] = {"contents": scan.count, "scope": scope, "trust": stamp.trust}
-        if readmitted:
-            detail["readmit"] = True
-        # One record for the whole ingest: its "after" hash covers every text in order.
-        entry = (ns, principal, "ingest", source.name, None, scan.digest, detail)
-        with audited(store, audit, *entry), window:
-            # Every cue text and tag the run sends (filled as batches are built).
-            written = Sent(source.stats)
-            built = _built(source, stamp, embedder, written)
-            # Encoded in the worker too: a batch's parameters are megabytes of text.
-            statements = (
-                store.statement(query, _query_params(batch, ns, scope, audit, bulk))
-                for batch in built
+    with closing(source):  # its spilled extractions, if no batch was built
+        forgotten = tombstones(store, ns)
+        scan = source.check(extractor or RuleExtractor(), forgotten)
+        rows = store.run("get_space", {"ns": ns})
+        embedder = space_embedder(ns, rows[0] if rows else None, embedder, "write")
+        total = -(-scan.count // source.batch_size)
+        # Held from the forgotten-text check to the last batch: no forget slips in between.
+        with audit.exclusive():
+            now = tombstones(store, ns)
+            if not (now.keys <= forgotten.keys and now.hashes <= forgotten.hashes):
+                source.match(Tombstones(now.keys - forgotten.keys, now.hashes - forgotten.hashes))
+            readmitted = refuse_forgotten(
+                store, ns, scope, scan.keys, readmit, source.name, scan.hashes
             )
-            for done, statement in enumerate(_ahead(statements), start=1):
-                store.execute(statement)
-                if progress:
-                    progress(done, total)
-            touched = written.tags.sorted()
-            link_aliases(store, ns, scope, touched)
-            rank_touched(store, ns, scope, touched, written.cues.sorted())
-    return IngestReport(ns, scan.count, total, before, namespace_stats(store, ns), bulk)
+            space = prepare_write(store, ns, embedder)
+            accepted = principal.writes_accepted(space.get("trusted") or [])
+            stamp = WriteStamp(principal, scope, "accepted" if accepted else "pending")
+            before = namespace_stats(store, ns)
+            bulk = not any(before.values())
+            query = "ingest_bulk" if bulk else "ingest_batch"
+            window: AbstractContextManager[None] = store.bulk_load() if bulk else nullcontext()
+            detail: dict[str, Any] = {"contents": scan.count, "scope": scope, "trust": stamp.trust}
+            if readmitted:
+                detail["readmit"] = True
+            # One record for the whole ingest: its "after" hash covers every text in order.
+            entry = (ns, principal, "ingest", source.name, None, scan.digest, detail)
+            with audited(store, audit, *entry), window:
+                # Every cue text and tag the run sends (filled as batches are built).
+                written = Sent(source.stats)
+                built = _built(source, stamp, embedder, written)
+                # Encoded in the worker too: a batch's parameters are megabytes of text.
+                statements = (
+                    store.statement(query, _query_params(batch, ns, scope, audit, bulk))
+                    for batch in built
+                )
+                for done, statement in enumerate(_ahead(statements), start=1):
+                    store.execute(statement)
+                    if progress:
+                        progress(done, total)
+                touched = written.tags.sorted()
+                link_aliases(store, ns, scope, touched)
+                rank_touched(store, ns, scope, touched, written.cues.sorted())
+        return IngestReport(ns, scan.count, total, before, namespace_stats(store, ns), bulk)
 
 
 def _query_params(
