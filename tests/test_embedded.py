@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from mragent.core.store import embedded
+from mragent.core.store.base import GraphStore
 
 
 def _start(home: str, queue: multiprocessing.Queue) -> None:
@@ -332,3 +333,55 @@ def test_a_server_loading_its_data_is_waited_for_past_the_timeouts(
         assert idle.wait(5) != 0  # killed
     finally:
         idle.kill()
+
+
+def _snapshot(store: GraphStore, ns: str) -> tuple[list[str], list[str]]:
+    """Every node and edge of ``ns`` with all their properties, sorted."""
+    nodes = store._execute(
+        "nodes",
+        "MATCH (n) WHERE n.ns = $ns RETURN labels(n)[0] AS l, properties(n) AS p",
+        {"ns": ns},
+    )
+    edges = store._execute(
+        "edges",
+        "MATCH (s)-[r]->(t) WHERE s.ns = $ns "
+        "RETURN s.id AS s, type(r) AS k, t.id AS t, properties(r) AS p",
+        {"ns": ns},
+    )
+    return (
+        sorted(json.dumps(row, sort_keys=True, default=list) for row in nodes),
+        sorted(json.dumps(row, sort_keys=True, default=list) for row in edges),
+    )
+
+
+def test_the_log_holds_each_write_s_effects_and_replays_to_the_same_graph(tmp_path: Path) -> None:
+    """The server logs a write as its effects (``EFFECTS_THRESHOLD 0``), not as its query,
+    which a replay would run before the indexes exist (a full label scan per MERGE). With
+    rewrites paused, as inside a bulk load, the log alone carries the graph: a restart
+    replays it to every node, edge and property written."""
+    import redis
+
+    from mragent.apps.synthetic import generate
+    from mragent.core.store import open_store
+    from tests.fixtures import ingest
+
+    server = embedded.ensure_running(tmp_path)
+    try:
+        client = redis.Redis(port=server.port, password=server.password)
+        assert client.execute_command("GRAPH.CONFIG", "GET", "EFFECTS_THRESHOLD") == [
+            b"EFFECTS_THRESHOLD",
+            0,
+        ]
+        client.config_set("auto-aof-rewrite-percentage", 0)
+        client.close()
+        with open_store(None, home=tmp_path) as store:
+            ingest(store, generate(300, seed=5), "replay", batch_size=50)
+            written = _snapshot(store, "replay")
+        assert len(written[0]) > 300 and len(written[1]) > 1000
+        log = b"".join(p.read_bytes() for p in (server.data_dir / "appendonlydir").glob("*.aof"))
+        assert log.count(b"GRAPH.EFFECT") >= 6  # each batch of the six at least
+        embedded.stop(tmp_path)
+        with open_store(None, home=tmp_path) as store:
+            assert _snapshot(store, "replay") == written
+    finally:
+        embedded.stop(tmp_path)
