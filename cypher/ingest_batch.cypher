@@ -30,8 +30,8 @@
 // a tag written before it existed has none (unknown), and stays so until a batch
 // makes it primary (null OR false is null).
 // A tag's name keys (akey, tail: mragent/core/aliases.py) are what entity
-// resolution looks it up by; set by every write naming the tag (by the first of its
-// batches to), so a tag written before they existed gets them the next time a write names it.
+// resolution looks it up by; set by the first batch of every write naming the tag, so
+// a tag written before they existed gets them the next time a write names it.
 // Each merge key is bound by WITH first: FalkorDB looks a key given as an expression
 // (a list element) up through the namespace's index, a scan of the whole namespace.
 // A content gets its passage embedding with its text; one created earlier without

@@ -1,10 +1,10 @@
 // fragment: ingest_links(cs)
 // params: cue_links, tag_links
-// An ingest batch's Cue->Tag and Tag->Tag links, merged between the nodes bound by
-// ingest_names (ts: new_tags + old_tags) and the batch's cues `cs` (new_cues + old_cues), each weighted. A
-// link recurs across the batches of one load (a keyword of contents in two batches),
-// so even a bulk load merges them; every batch of a load sends a link the same weight
-// (ingest.py weighs it from the whole corpus), and a later write's weight stands.
+// An ingest batch's Cue->Tag and Tag->Tag links, merged between the batch's tags `ts`
+// (new_tags + old_tags, bound by ingest_names) and cues `cs` (new_cues + old_cues), each
+// weighted. A link recurs across the batches of one load (a keyword of contents in two
+// batches), so even a bulk load merges them; every batch of a load sends a link the same
+// weight (ingest.py weighs it from the whole corpus), and a later write's weight stands.
 CALL {
   WITH ts, cs
   UNWIND range(0, size($cue_links.cue) - 1) AS i
