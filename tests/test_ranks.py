@@ -17,6 +17,7 @@ import pytest
 from mragent.apps.synthetic import generate
 from mragent.core.store.base import GraphStore, Rows
 from mragent.memory import ranks
+from mragent.memory.ingest import namespace_stats
 from tests.fixtures import ingest
 from tests.test_chunked import _LINKS, _REFS, _expected_ranks
 
@@ -132,3 +133,43 @@ def test_edge_counts_are_the_ranked_edges_leaving_each_node(store: GraphStore, n
     }
     assert {key: n for key, n in got.items() if n} == want
     assert want[("Tag", tags[0])] > 0 and want[("Cue", cues[0])] > 0
+
+
+def test_namespace_stats_count_the_namespace_s_own_nodes_and_edges(
+    store: GraphStore, ns: str
+) -> None:
+    # FalkorDB sums its nodes' degrees instead of matching every edge: the counts must
+    # still leave out other namespaces and edges of other types.
+    ingest(store, generate(30), ns)
+    other = f"{ns}-other"
+    try:
+        ingest(store, generate(12, seed=9), other)
+        tags, cues = _names(store, ns)
+        store._execute(
+            "foreign edges",
+            "MATCH (t:Tag {ns: $ns, name: $tag}), (c:Cue {ns: $ns, text: $cue}) "
+            "CREATE (t)-[:UNRANKED]->(c), (c)-[:UNRANKED]->(t)",
+            {"ns": ns, "tag": tags[0], "cue": cues[0]},
+        )
+        nodes = store._execute(
+            "nodes", "MATCH (n {ns: $ns}) RETURN labels(n)[0] AS label, count(n) AS n", {"ns": ns}
+        )
+        edges = store._execute(
+            "edges",
+            "MATCH (s {ns: $ns})-[r]->() RETURN type(r) AS kind, count(r) AS n",
+            {"ns": ns},
+        )
+        count = {row["label"]: int(row["n"]) for row in nodes} | {
+            row["kind"]: int(row["n"]) for row in edges
+        }
+        want = {
+            "cues": count["Cue"],
+            "tags": count["Tag"],
+            "contents": count["Content"],
+            "links": count["LINKED_TO"],
+            "refs": count["REFERENCES"],
+        }
+        assert namespace_stats(store, ns) == want
+        assert want["links"] > 100 and want["refs"] > 30 and count["UNRANKED"] == 2
+    finally:
+        store.run("delete_namespace", {"ns": other})
