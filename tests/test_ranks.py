@@ -105,18 +105,23 @@ def test_ranks_written_in_budgeted_statements_follow_the_rank_rule(
         assert {e["edge"]: e["rank"] for e in edges} == _expected_ranks(edges)
 
 
+def _add_unranked_edges(store: GraphStore, ns: str, tag: str, cue: str) -> None:
+    """An edge of a type no count may include, each way between ``tag`` and ``cue``."""
+    store._execute(
+        "foreign edges",
+        "MATCH (t:Tag {ns: $ns, name: $tag}), (c:Cue {ns: $ns, text: $cue}) "
+        "CREATE (t)-[:UNRANKED]->(c), (c)-[:UNRANKED]->(t)",
+        {"ns": ns, "tag": tag, "cue": cue},
+    )
+
+
 def test_edge_counts_are_the_ranked_edges_leaving_each_node(store: GraphStore, ns: str) -> None:
     # The counts only pack statements, but an engine's own count (FalkorDB reads the
     # degree from its adjacency) must still count what the common query counts: the
     # ranked types only, so an edge of another type out of a tag or cue is left out.
     ingest(store, generate(30), ns)
     tags, cues = _names(store, ns)
-    store._execute(
-        "foreign edges",
-        "MATCH (t:Tag {ns: $ns, name: $tag}), (c:Cue {ns: $ns, text: $cue}) "
-        "CREATE (t)-[:UNRANKED]->(c), (c)-[:UNRANKED]->(t)",
-        {"ns": ns, "tag": tags[0], "cue": cues[0]},
-    )
+    _add_unranked_edges(store, ns, tags[0], cues[0])
     truth = store._execute(
         "degrees",
         "MATCH (s {ns: $ns})-[r]->() WHERE type(r) IN ['LINKED_TO', 'REFERENCES'] "
@@ -145,12 +150,7 @@ def test_namespace_stats_count_the_namespace_s_own_nodes_and_edges(
     try:
         ingest(store, generate(12, seed=9), other)
         tags, cues = _names(store, ns)
-        store._execute(
-            "foreign edges",
-            "MATCH (t:Tag {ns: $ns, name: $tag}), (c:Cue {ns: $ns, text: $cue}) "
-            "CREATE (t)-[:UNRANKED]->(c), (c)-[:UNRANKED]->(t)",
-            {"ns": ns, "tag": tags[0], "cue": cues[0]},
-        )
+        _add_unranked_edges(store, ns, tags[0], cues[0])
         nodes = store._execute(
             "nodes", "MATCH (n {ns: $ns}) RETURN labels(n)[0] AS label, count(n) AS n", {"ns": ns}
         )
