@@ -171,5 +171,6 @@ def test_namespace_stats_count_the_namespace_s_own_nodes_and_edges(
         }
         assert namespace_stats(store, ns) == want
         assert want["links"] > 100 and want["refs"] > 30 and count["UNRANKED"] == 2
+        assert namespace_stats(store, f"{ns}-never") == dict.fromkeys(want, 0)
     finally:
         store.run("delete_namespace", {"ns": other})
