@@ -5,8 +5,8 @@
 // FalkorDB reads each cue's and tag's degree by type from its adjacency (outdegree):
 // every LINKED_TO edge leaves a cue or tag of the namespace for a tag of the same
 // namespace, and every REFERENCES edge a tag for a content, so the sums are the common
-// query's counts, which walk every edge from an unlabelled start: 0.19-0.28 against
-// 1.78 s on the 100k generated memory.
+// query's counts, which walk every edge from an unlabelled start: 0.21-0.32 against
+// 1.96-2.15 s on the 100k generated memory (three calls each, interleaved).
 // OPTIONAL: an aggregate grouped by the counts before it answers no row for no match.
 OPTIONAL MATCH (c:Cue) WHERE c.ns = $ns
 WITH count(c) AS cues, sum(outdegree(c, 'LINKED_TO')) AS cue_links
