@@ -372,7 +372,7 @@ def _config(data_dir: Path, port: int, password: str) -> str:
             # query runs it before the server has built its indexes (it builds them
             # once the data is loaded), so each MERGE scanned its whole label: after
             # a 20k-content ingest not yet folded into a rewrite, the restart took
-            # 347 s against 3.4 s (benchmarks/restart.py).
+            # 330.8 s against 3.2 s (benchmarks/restart.py, results/restart-20k.json).
             f"loadmodule {_quoted(module)} CMD_INFO no MAX_INFO_QUERIES 0 EFFECTS_THRESHOLD 0",
             "",
         ]
