@@ -1,17 +1,19 @@
 // ingest_batch: upsert one batch of contents, tags, cues and edges in ONE statement,
 // so a batch is atomic on every engine (FalkorDB has no multi-statement transactions).
-// params: ns, scope, contents, tags, linked_tags, cues, linked_cues, refs, cue_links, tag_links, supersedes, depends
-// returns: version
+// params: ns, scope, contents, tags, linked_tags, known_tags, cues, linked_cues, known_cues, refs, cue_links, tag_links, supersedes, depends
+// returns: version, tag_handles, cue_handles
 // Nodes are merged on their natural key within the scope (Content.key, Tag.name,
 // Cue.text) and keep the random id given on first creation, so re-ingesting the
 // same batch adds nothing. Each node is looked up once: the edges name their ends
 // by position in the node lists, so an edge costs no index lookup. An edge list is
 // a map of parallel columns (cheap to send): refs {tag, content, weight} (tag in
-// $tags, content in $contents), cue_links {cue, tag, weight} (cue in $cues followed
-// by $linked_cues, the texts of cues an earlier batch sent), tag_links {src, dst,
-// weight} (both in $tags). A content record carries its whole provenance: hash,
-// principal, trust, lineage, valid time and record time, and its seal (an HMAC
-// with the audit key, checked by `audit verify`). Every trust change is
+// $tags, then $linked_tags and $known_tags: tags an earlier batch of the run sent,
+// looked up by name or found by handle), cue_links {cue, tag, weight} (cue in $cues,
+// then $linked_cues and $known_cues, likewise), tag_links {src, dst, weight} (both
+// among the tags). The batch returns the handles of the tags and cues it sent whole.
+// A content record carries its whole provenance: hash, principal, trust, lineage,
+// valid time and record time, and its seal (an HMAC with the audit key, checked by
+// `audit verify`). Every trust change is
 // logged (trust_at, trust_log: parallel lists; trust_since: the last change), so a
 // read at an earlier record time sees the trust state the memory had then.
 // supersedes: [{new, old, at}] closes the old version's record time and links
@@ -38,7 +40,8 @@
 // one (an imported version, written whole by memory_restore) gets it here, stamped with
 // the version so readers load it from the change feed.
 {{> bump space}}
-WITH space, space.version AS v
+{{> ingest_known space}}
+WITH space, known_tags, known_cues, space.version AS v
 CALL {
   WITH v
   UNWIND range(0, size($contents) - 1) AS i
@@ -51,7 +54,9 @@ CALL {
   RETURN collect(m) AS ms
 }
 {{> ingest_names v}}
-WITH space, v, ms, new_tags + old_tags AS ts, new_cues + old_cues AS cs
+WITH space, v, ms, new_tags + old_tags + known_tags AS ts,
+     new_cues + old_cues + known_cues AS cs,
+     [t IN new_tags | {{> handle t}}] AS tag_handles, [c IN new_cues | {{> handle c}}] AS cue_handles
 CALL {
   WITH ms, ts
   UNWIND range(0, size($refs.tag) - 1) AS i
@@ -61,7 +66,7 @@ CALL {
   RETURN count(r) AS referenced
 }
 {{> ingest_links cs}}
-WITH space, v
+WITH space, v, tag_handles, cue_handles
 FOREACH (rec IN $supersedes |
   MERGE (n:Content {ns: $ns, scope: $scope, key: rec.new})
   MERGE (o:Content {ns: $ns, scope: $scope, id: rec.old})
@@ -71,7 +76,7 @@ FOREACH (rec IN $depends |
   MERGE (s:Content {ns: $ns, scope: $scope, key: rec.src})
   MERGE (d:Content {ns: $ns, scope: $scope, id: rec.dst})
   MERGE (s)-[:DEPENDS_ON]->(d))
-WITH space, v
+WITH space, v, tag_handles, cue_handles
 CALL {
   WITH v
   UNWIND [rec IN $supersedes | rec.old] AS old
@@ -84,4 +89,4 @@ CALL {
   {{> rank_references}}
   RETURN count(r) AS reranked
 }
-RETURN v AS version
+RETURN v AS version, tag_handles, cue_handles

@@ -1,7 +1,7 @@
 // ingest_bulk: write one batch of a bulk load, into a namespace that held no cue, tag or
 // content when the load began, in ONE statement (atomic, as ingest_batch).
-// params: ns, scope, contents, tags, linked_tags, cues, linked_cues, refs, cue_links, tag_links
-// returns: version
+// params: ns, scope, contents, tags, linked_tags, known_tags, cues, linked_cues, known_cues, refs, cue_links, tag_links
+// returns: version, tag_handles, cue_handles
 // The same graph as ingest_batch writes for the same batch, with CREATE where nothing
 // can match: a content (its key is new to the namespace and unique in the corpus,
 // CorpusChecker) and its REFERENCES edges (their content is new). Tags, cues and links
@@ -10,7 +10,8 @@
 // names no dependency. A re-run after a load stopped midway finds the namespace not
 // empty and goes through ingest_batch, which merges onto what this one wrote.
 {{> bump space}}
-WITH space, space.version AS v
+{{> ingest_known space}}
+WITH space, known_tags, known_cues, space.version AS v
 CALL {
   WITH v
   UNWIND range(0, size($contents) - 1) AS i
@@ -21,7 +22,9 @@ CALL {
   RETURN collect(m) AS ms
 }
 {{> ingest_names v}}
-WITH v, ms, new_tags + old_tags AS ts, new_cues + old_cues AS cs
+WITH v, ms, new_tags + old_tags + known_tags AS ts,
+     new_cues + old_cues + known_cues AS cs,
+     [t IN new_tags | {{> handle t}}] AS tag_handles, [c IN new_cues | {{> handle c}}] AS cue_handles
 CALL {
   WITH ms, ts
   UNWIND range(0, size($refs.tag) - 1) AS i
@@ -30,4 +33,4 @@ CALL {
   RETURN count(r) AS referenced
 }
 {{> ingest_links cs}}
-RETURN v AS version
+RETURN v AS version, tag_handles, cue_handles

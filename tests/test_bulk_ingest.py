@@ -23,7 +23,8 @@ import pytest
 
 from mragent.apps.synthetic import generate
 from mragent.core.corpus import Content, Corpus, Link
-from mragent.core.errors import BackendUnavailable
+from mragent.core.errors import BackendUnavailable, QueryError
+from mragent.core.extract import RuleExtractor
 from mragent.core.store import embedded, open_store
 from mragent.core.store.base import GraphStore
 from mragent.core.store.falkordb import BULK_KEY
@@ -132,6 +133,44 @@ def test_a_load_in_many_batches_writes_the_graph_one_batch_writes(store: GraphSt
             store.run("delete_namespace", {"ns": ns})
 
 
+def test_a_tag_deleted_since_an_earlier_batch_stops_the_ingest_before_a_batch_writes(
+    store: GraphStore,
+) -> None:
+    """A batch finds the tags earlier batches wrote by their handles. One deleted in
+    between (by another writer) ends the ingest at the next batch naming it, which writes
+    nothing, where a lookup by name would have made a bare tag again; a re-run completes
+    the graph a clean ingest writes."""
+    corpus = _corpus(300)
+    model = RuleExtractor().fit(corpus.contents)
+    first, third = (
+        {tag for c in corpus.contents[at : at + 100] for tag in model.extract(c).tags}
+        for at in (0, 200)
+    )
+    gone = sorted(first & third)[0]
+    ns, clean = (f"t-{uuid.uuid4().hex[:12]}" for _ in range(2))
+
+    def delete_after_second(done: int, total: int) -> None:
+        if done == 2:  # the third batch was built meanwhile, with the first one's handles
+            store._execute(
+                "t",
+                "MATCH (t:Tag {ns: $ns, name: $name}) DETACH DELETE t",
+                {"ns": ns, "name": gone},
+            )
+
+    try:
+        with pytest.raises(QueryError, match="batch 3: the namespace, or a tag or cue"):
+            ingest(store, corpus, ns, batch_size=100, progress=delete_after_second)
+        assert namespace_stats(store, ns)["contents"] == 200
+        named = "MATCH (t:Tag {ns: $ns, name: $name}) RETURN count(t) AS n"
+        assert store._execute("t", named, {"ns": ns, "name": gone})[0]["n"] == 0
+        ingest(store, corpus, ns, batch_size=100)
+        ingest(store, corpus, clean, batch_size=100)
+        assert graph(store, ns, "shared") == graph(store, clean, "shared")
+    finally:
+        for name in (ns, clean):
+            store.run("delete_namespace", {"ns": name})
+
+
 def test_a_link_the_corpus_gives_weighs_the_same_in_every_batch(store: GraphStore) -> None:
     """The link Alpha Town -> Beta Village is given (0.123) and also computed backward
     from the second content (its primary tag is the target): each batch writing it must
@@ -180,7 +219,8 @@ def test_the_window_pauses_rewrites_and_snapshots_and_restores_them(
 
 _HOLD = """
 import sys, time
-from mragent.core.errors import BackendUnavailable
+from mragent.core.errors import BackendUnavailable, QueryError
+from mragent.core.extract import RuleExtractor
 from mragent.core.store import embedded, open_store
 with open_store(sys.argv[1]) as store, store.bulk_load():
     print("open", flush=True)

@@ -3,9 +3,10 @@
 // An ingest batch's tags and cues merged on their natural keys within the scope, `v`
 // being the write's namespace version: binds new_tags (the tags of $tags, their
 // properties set), old_tags (those of $linked_tags: names an earlier batch of the run
-// sent with every property this one would set, only looked up), new_cues (the cues of
-// $cues, embedded and stamped when created) and old_cues (those of $linked_cues, sent by
-// an earlier batch), each collected in list order. Tags and cues recur across the
+// sent with every property this one would set, only looked up; the batch before this
+// one, whose handles were not back when this one was built, ingest_known), new_cues (the
+// cues of $cues, embedded and stamped when created) and old_cues (those of $linked_cues,
+// sent by an earlier batch), each collected in list order. Tags and cues recur across the
 // batches of one load, so even a bulk load merges them; a tag looked up is not set
 // again (merging and setting every tag was a third of a bulk batch's operator time).
 CALL {

@@ -40,9 +40,9 @@ import numpy as np
 from mragent.core.aliases import name_keys
 from mragent.core.corpus import Content, Corpus, Link, validate_namespace
 from mragent.core.embedding import Embedder, embed_all, passage_text
-from mragent.core.errors import WriteRefused
+from mragent.core.errors import QueryError, WriteRefused
 from mragent.core.extract import Extraction, Extractor, RuleExtractor
-from mragent.core.store.base import GraphStore
+from mragent.core.store.base import GraphStore, Statement
 from mragent.core.view import DEFAULT_SCOPE, validate_scope
 from mragent.memory.aliases import link_aliases
 from mragent.memory.audit import AuditLog
@@ -50,6 +50,8 @@ from mragent.memory.audited import audited
 from mragent.memory.ingest_source import (
     CorpusSource,
     CorpusStats,
+    Handle,
+    NameHandles,
     NameMarks,
     Tombstones,
     forget_key,
@@ -101,35 +103,42 @@ class GraphRecords:
     supersedes: list[dict[str, Any]] = field(default_factory=list)
     depends: list[dict[str, Any]] = field(default_factory=list)
 
-    def params(self, ns: str, scope: str, seal: Sealer) -> dict[str, Any]:
+    def params(self, ns: str, scope: str, seal: Sealer, sent: Sent | None = None) -> dict[str, Any]:
         """The ``ingest_batch`` parameters for ``ns``/``scope``, each content sealed
         by ``seal`` (:meth:`~mragent.memory.audit.AuditLog.seal`).
 
         The statement looks each node up once and the edges name their ends by
         position in the node lists, so an edge costs no index lookup. A tag or cue an
         edge names but the batch does not carry (sent by an earlier batch of the run)
-        goes to ``linked_tags`` or ``linked_cues``, numbered after the batch's own;
-        every content an edge names is in the batch.
+        goes to ``known_tags`` or ``known_cues`` with its handle when ``sent`` holds
+        one (found by a seek), else to ``linked_tags`` or ``linked_cues`` (looked up
+        by name), numbered after the batch's own: own, linked, known. Every content an
+        edge names is in the batch.
         """
         contents = [{**content, "seal": seal(ns, scope, content)} for content in self.contents]
         key_at = {content["key"]: i for i, content in enumerate(contents)}
         tag_at = {tag["name"]: i for i, tag in enumerate(self.tags)}
         cue_at = {cue["text"]: i for i, cue in enumerate(self.cues)}
-        linked_tags = _linked(
+        linked_tags, known_tags = _linked(
             tag_at,
+            sent.tags if sent else None,
             (ref["tag"] for ref in self.refs),
             (link["tag"] for link in self.cue_links),
             (name for link in self.tag_links for name in (link["src"], link["dst"])),
         )
-        linked_cues = _linked(cue_at, (link["cue"] for link in self.cue_links))
+        linked_cues, known_cues = _linked(
+            cue_at, sent.cues if sent else None, (link["cue"] for link in self.cue_links)
+        )
         return {
             "ns": ns,
             "scope": scope,
             "contents": contents,
             "tags": self.tags,
             "linked_tags": linked_tags,
+            "known_tags": {"handle": list(known_tags.values()), "name": list(known_tags)},
             "cues": self.cues,
             "linked_cues": linked_cues,
+            "known_cues": {"handle": list(known_cues.values()), "text": list(known_cues)},
             "refs": _columns(self.refs, tag=tag_at, content=key_at, weight=None),
             "cue_links": _columns(self.cue_links, cue=cue_at, tag=tag_at, weight=None),
             "tag_links": _columns(self.tag_links, src=tag_at, dst=tag_at, weight=None),
@@ -138,16 +147,27 @@ class GraphRecords:
         }
 
 
-def _linked(at: dict[str, int], *named: Iterable[str]) -> list[str]:
+def _linked(
+    at: dict[str, int], handles: NameHandles | None, *named: Iterable[str]
+) -> tuple[list[str], dict[str, Handle]]:
     """The names in ``named`` that ``at`` does not number yet, in order of first
-    appearance, each numbered in ``at`` after those it holds."""
+    appearance, split in two: those ``handles`` holds no handle for, and the others
+    with their handles. Each is numbered in ``at`` after those it holds, the first
+    list before the second."""
     linked: list[str] = []
+    known: dict[str, Handle] = {}
     for names in named:
         for name in names:
-            if name not in at:
+            if name in at or name in known:
+                continue
+            if handles is not None and (handle := handles.handle(name)) is not None:
+                known[name] = handle
+            else:
                 at[name] = len(at)
                 linked.append(name)
-    return linked
+    for name in known:
+        at[name] = len(at)
+    return linked, known
 
 
 def _columns(edges: list[dict[str, Any]], **fields: dict[str, int] | None) -> dict[str, list[Any]]:
@@ -214,9 +234,17 @@ class Sent:
     """
 
     def __init__(self, stats: CorpusStats) -> None:
-        self.cues = NameMarks(stats)
-        self.tags = NameMarks(stats)
+        self.cues = NameHandles(stats)
+        self.tags = NameHandles(stats)
         self.primaries = NameMarks(stats)
+
+    def hold(self, batch: GraphRecords, row: dict[str, Any]) -> None:
+        """Keep the handles the batch's statement returned (``row``) for the tags and
+        cues it sent whole: a later batch finds them by handle (``ingest_known``)."""
+        for tag, handle in zip(batch.tags, row["tag_handles"], strict=True):
+            self.tags.hold(tag["name"], handle)
+        for cue, handle in zip(batch.cues, row["cue_handles"], strict=True):
+            self.cues.hold(cue["text"], handle)
 
     def new_tags(self, tags: Iterable[str], primaries: set[str]) -> list[str]:
         """Those of ``tags`` a batch must send whole (``primaries``: the batch's
@@ -480,13 +508,23 @@ def ingest(
                 # Every cue text and tag the run sends (filled as batches are built).
                 written = Sent(source.stats)
                 built = _built(source, stamp, embedder, written)
+
+                def prepared(batch: GraphRecords) -> tuple[GraphRecords, Statement]:
+                    params = _query_params(batch, ns, scope, audit, bulk, written)
+                    return batch, store.statement(query, params)
+
                 # Encoded in the worker too: a batch's parameters are megabytes of text.
-                statements = (
-                    store.statement(query, _query_params(batch, ns, scope, audit, bulk))
-                    for batch in built
-                )
-                for done, statement in enumerate(_ahead(statements), start=1):
-                    store.execute(statement)
+                statements = map(prepared, built)
+                for done, (batch, statement) in enumerate(_ahead(statements), start=1):
+                    rows = store.execute(statement)
+                    if not rows:
+                        raise QueryError(
+                            query,
+                            f"{source.name}: batch {done}: the namespace, or a tag or cue an "
+                            "earlier batch of this ingest wrote, is gone (deleted by another "
+                            "writer); this batch wrote nothing: ingest again to complete it",
+                        )
+                    written.hold(batch, rows[0])
                     if progress:
                         progress(done, total)
                 touched = written.tags.sorted()
@@ -496,12 +534,12 @@ def ingest(
 
 
 def _query_params(
-    batch: GraphRecords, ns: str, scope: str, audit: AuditLog, bulk: bool
+    batch: GraphRecords, ns: str, scope: str, audit: AuditLog, bulk: bool, sent: Sent
 ) -> dict[str, Any]:
-    """The batch's parameters for ``ingest_bulk`` (``bulk``) or ``ingest_batch``: a
-    corpus batch supersedes nothing and names no dependency, which the bulk query
-    does not take."""
-    params = batch.params(ns, scope, audit.seal)
+    """The batch's parameters for ``ingest_bulk`` (``bulk``) or ``ingest_batch``, the
+    names earlier batches wrote found by the handles ``sent`` holds: a corpus batch
+    supersedes nothing and names no dependency, which the bulk query does not take."""
+    params = batch.params(ns, scope, audit.seal, sent)
     if bulk:
         others = params.pop("supersedes"), params.pop("depends")
         assert not any(others), "a bulk load writes corpus batches only"
