@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import concurrent.futures
 import json
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from mragent.apps.synthetic import generate
 from mragent.core.corpus import MAX_TEXT, Content, load_corpus, validate_namespace
 from mragent.core.corpus_stream import checked_contents
 from mragent.core.errors import CorpusError
 from mragent.core.extract import Extraction, ExtractionModel, RuleExtractor, RuleModel
+from mragent.memory import ingest_source
 from mragent.memory.ingest_source import CorpusSource
 
 
@@ -158,3 +162,31 @@ def test_a_file_changed_before_the_count_pass_is_refused(tmp_path: Path) -> None
 
     with pytest.raises(CorpusError, match="changed while it was being ingested"):
         source.check(ChangingExtractor())
+
+
+def test_worker_processes_extract_and_count_what_this_process_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "corpus.json"
+    corpus = generate(120, seed=5)
+    records = [{"id": c.key, "title": c.title, "text": c.text} for c in corpus.contents]
+    path.write_text(json.dumps({"contents": records}), encoding="utf-8")
+    pools: list[int] = []
+
+    class CountedPool(concurrent.futures.ProcessPoolExecutor):
+        def __init__(self, workers: int, *args: Any) -> None:
+            pools.append(workers)
+            super().__init__(workers, *args)
+
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", CountedPool)
+    monkeypatch.setattr(ingest_source, "PARALLEL_MIN", 0)
+    read = {}
+    for workers in (1, 2):
+        source = CorpusSource.of_file(path, batch_size=10)
+        source.check(RuleExtractor(), workers=workers)
+        stats = source.stats
+        tags = [stats.tag_name(i) for i in range(stats.tags)]
+        counted = [(t, stats.tag_df(t)) for t in tags], dict(stats.kw_df), stats.n
+        read[workers] = counted, [pair for batch in source.batches() for pair in batch]
+    assert pools == [2]
+    assert len(read[1][1]) == 120 and read[2] == read[1]

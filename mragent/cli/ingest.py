@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated
 
@@ -27,6 +28,7 @@ from mragent.core.heap import hold_mmap_threshold
 from mragent.core.store import open_store
 from mragent.core.view import DEFAULT_SCOPE, validate_scope
 from mragent.memory.ingest import BATCH_SIZE, ingest
+from mragent.memory.ingest_source import PARALLEL_MIN
 
 
 def ingest_command(
@@ -44,6 +46,15 @@ def ingest_command(
         bool, typer.Option(help="Write texts identical to forgotten memories anyway.")
     ] = False,
     embedder: EmbedderOption = None,
+    workers: Annotated[
+        int,
+        typer.Option(
+            min=1,
+            max=64,
+            help=f"Processes extracting a corpus of {PARALLEL_MIN:,} contents or more "
+            "while it is checked (at most one per CPU).",
+        ),
+    ] = 2,
 ) -> None:
     """Load a corpus into a namespace (streamed; idempotent; validated before any write;
     audited)."""
@@ -71,6 +82,7 @@ def ingest_command(
                 readmit=readmit,
                 progress=advance,
                 embedder=model,
+                workers=min(workers, os.cpu_count() or 1),
             )
         added = {
             k: report.nodes_after[k] - report.nodes_before.get(k, 0) for k in report.nodes_after

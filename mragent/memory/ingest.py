@@ -443,6 +443,7 @@ def ingest(
     batch_size: int = BATCH_SIZE,
     readmit: bool = False,
     progress: Callable[[int, int], None] | None = None,
+    workers: int = 1,
 ) -> IngestReport:
     """Write a corpus into namespace ``ns``, scope ``scope``: one validated in memory,
     or a corpus file, streamed (memory stays bounded by one batch and the corpus
@@ -460,7 +461,9 @@ def ingest(
     accepted unless ``principal`` is an agent the namespace does not trust.
     ``embedder`` defaults to the namespace's stamped one (the default embedder for a
     new namespace); each batch is embedded as it is built, and
-    ``progress(done, total)`` counts the batches embedded and written.
+    ``progress(done, total)`` counts the batches embedded and written. ``workers``
+    processes extract a large corpus during the check (spawned: a script calling this
+    with more than one must guard its entry point with ``if __name__ == "__main__"``).
 
     Raises:
         CorpusError: for an invalid namespace, or a bad record of the file (naming
@@ -480,7 +483,7 @@ def ingest(
     principal.check_write(scope)
     with closing(source):  # its spilled extractions, if no batch was built
         forgotten = tombstones(store, ns)
-        scan = source.check(extractor or RuleExtractor(), forgotten)
+        scan = source.check(extractor or RuleExtractor(), forgotten, workers)
         rows = store.run("get_space", {"ns": ns})
         embedder = space_embedder(ns, rows[0] if rows else None, embedder, "write")
         total = -(-scan.count // source.batch_size)

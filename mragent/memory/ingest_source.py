@@ -27,23 +27,31 @@ from __future__ import annotations
 import hashlib
 import marshal
 import math
+import pickle
 import struct
 import tempfile
 import unicodedata
 import zlib
 from array import array
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from mragent.core.corpus import Content, Corpus, CorpusChecker, Link, Question
 from mragent.core.corpus_stream import CheckedCorpus, checked_contents
 from mragent.core.errors import CorpusError
 from mragent.core.extract import Extraction, ExtractionModel, Extractor
 from mragent.memory.pair_counts import PairCounts
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
+
+PARALLEL_MIN = 20_000
+"""The fewest contents a check pass extracts in worker processes (starting them costs
+about half a second)."""
 
 
 def text_hash(text: str) -> str:
@@ -281,12 +289,16 @@ class CorpusSource:
         source._path = str(path)
         return source
 
-    def check(self, extractor: Extractor, forgotten: Tombstones | None = None) -> CorpusScan:
+    def check(
+        self, extractor: Extractor, forgotten: Tombstones | None = None, workers: int = 1
+    ) -> CorpusScan:
         """Pass 1 and 2: validate everything, then gather the statistics.
 
         Args:
             forgotten: The tombstones the texts are matched against (none: nothing
                 can match).
+            workers: Processes extracting the contents of pass 2 (:func:`_extracted`),
+                for a corpus of at least :data:`PARALLEL_MIN` contents; 1: this one.
 
         Raises:
             CorpusError: for the first invalid record, naming the file and record.
@@ -297,11 +309,12 @@ class CorpusSource:
         # Anonymous (unlinked at once, readable by this process only): gone with it.
         # Closed by batches() once read, or by close().
         self._extracted = spill = tempfile.TemporaryFile()  # noqa: SIM115
-        for batch in self._same_batches():
-            extractions = [model.extract(content) for content in batch]
-            for extraction in extractions:
-                stats.add(extraction)
-            _spill(spill, extractions)
+        if self.scan.count < PARALLEL_MIN:
+            workers = 1
+        for packed in _extracted(model, self._same_batches(), workers):
+            for row in _unpacked(packed):
+                stats.add(Extraction(*row))
+            spill.write(_LENGTH.pack(len(packed)) + packed)
         spill.seek(0)
         self._model, self._stats = model, stats
         return self.scan
@@ -404,19 +417,70 @@ def _match(scan: CorpusScan, index: int, text: str, hashed: str, forgotten: Tomb
 _LENGTH = struct.Struct("<I")
 
 
-def _spill(file: IO[bytes], extractions: list[Extraction]) -> None:
-    """Append one batch's extractions to ``file`` (marshal: plain tuples of strings,
-    nothing that runs code when read back)."""
+def _extracted(
+    model: ExtractionModel, batches: Iterator[list[Content]], workers: int
+) -> Iterator[bytes]:
+    """Each batch's extractions, packed (:func:`_packed`), in order: made here, or by
+    ``workers`` processes while this one reads and counts (the check pass is this
+    process's alone: the database waits for it, and a second core would idle).
+
+    Workers are spawned, not forked (the caller may run threads), each given the
+    model once; at most two batches per worker are in flight, so memory stays bounded.
+    """
+    if workers <= 1:
+        for batch in batches:
+            yield _packed([model.extract(content) for content in batch])
+        return
+    # Imported here: a recall imports this module, and never starts a process.
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    context = multiprocessing.get_context("spawn")
+    held = pickle.dumps(model)
+    with ProcessPoolExecutor(workers, context, _hold_model, (held,)) as pool:
+        pending: deque[Future[bytes]] = deque()
+        for batch in batches:
+            pending.append(pool.submit(_extract_packed, batch))
+            if len(pending) >= 2 * workers:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
+
+
+_worker_model: ExtractionModel | None = None
+
+
+def _hold_model(held: bytes) -> None:
+    """A worker's start: the model it extracts with (pickled by its parent)."""
+    global _worker_model
+    _worker_model = pickle.loads(held)
+
+
+def _extract_packed(batch: list[Content]) -> bytes:
+    """A worker's task: one batch's extractions, packed."""
+    assert _worker_model is not None, "_hold_model first"
+    return _packed([_worker_model.extract(content) for content in batch])
+
+
+def _packed(extractions: list[Extraction]) -> bytes:
+    """One batch's extractions as spilled (marshal of plain tuples of strings, nothing
+    that runs code when read back; zlib level 1)."""
     rows = [(e.primary, e.tags, e.keywords) for e in extractions]
-    data = zlib.compress(marshal.dumps(rows), 1)
-    file.write(_LENGTH.pack(len(data)) + data)
+    return zlib.compress(marshal.dumps(rows), 1)
+
+
+def _unpacked(packed: bytes) -> list[tuple[str, tuple[str, ...], tuple[str, ...]]]:
+    """The rows :func:`_packed` packed."""
+    rows: list[tuple[str, tuple[str, ...], tuple[str, ...]]] = marshal.loads(
+        zlib.decompress(packed)
+    )
+    return rows
 
 
 def _unspill(file: IO[bytes]) -> list[Extraction]:
-    """The next batch's extractions :func:`_spill` wrote to ``file``."""
+    """The next batch's extractions the check pass spilled to ``file``."""
     (size,) = _LENGTH.unpack(file.read(_LENGTH.size))
-    rows = marshal.loads(zlib.decompress(file.read(size)))
-    return [Extraction(primary, tags, keywords) for primary, tags, keywords in rows]
+    return [Extraction(*row) for row in _unpacked(file.read(size))]
 
 
 def _chunks(items: Iterator[Content], size: int) -> Iterator[list[Content]]:
