@@ -223,7 +223,8 @@ def content_record(content: Content, title: str, source: str, stamp: WriteStamp)
 
 
 class Sent:
-    """The names earlier batches of one run sent, which a later batch only looks up:
+    """The names earlier batches of one run sent, which a later batch only looks up (by
+    the handle its node was given back with, once the batch that sent it is written):
     every cue text, every tag, and the tags sent as some content's primary tag (a tag
     sent as no content's primary is sent whole again by a batch where it is one, to set
     its ``primary`` flag). Every other property of a tag or cue is the same whichever
