@@ -1,6 +1,6 @@
 // ingest_batch: upsert one batch of contents, tags, cues and edges in ONE statement,
 // so a batch is atomic on every engine (FalkorDB has no multi-statement transactions).
-// params: ns, scope, contents, tags, linked_tags, known_tags, cues, linked_cues, known_cues, refs, cue_links, tag_links, supersedes, depends
+// params: ns, scope, contents, tags, linked_tags, known_tags, promote, cues, linked_cues, known_cues, refs, cue_links, tag_links, supersedes, depends
 // returns: version, tag_handles, cue_handles
 // Nodes are merged on their natural key within the scope (Content.key, Tag.name,
 // Cue.text) and keep the random id given on first creation, so re-ingesting the
@@ -22,10 +22,11 @@
 // current-view ranks in the same statement too (rank_references). depends: [{src, dst}]
 // content keys/ids. The namespace version is bumped, and every content and cue created
 // (and every version superseded) is stamped with it (v).
-// The tags, cues and links are written by fragments ingest_bulk shares (ingest_names,
-// ingest_links). Each node list is merged in a CALL whose aggregate answers one row even for an
-// empty list (so no list ends the statement early), collected in list order: MERGE
-// may emit its rows in another order (FalkorDB does), hence the ORDER BY position.
+// The tags, cues and links are written by ingest_names and by fragments ingest_bulk
+// shares (ingest_linked, ingest_promoted, ingest_links). Each node list is merged in a
+// CALL whose aggregate answers one row even for an empty list (so no list ends the
+// statement early), collected in list order: MERGE may emit its rows in another order
+// (FalkorDB does), hence the ORDER BY position.
 // A tag's `primary` says whether some content has it as its primary tag (a REFERENCES
 // edge of weight 1.0), so the bridge walk passes over tags that are no content's
 // primary (years, places) without reading their edges. It only ever turns true;
@@ -47,7 +48,7 @@ CALL {
   UNWIND range(0, size($contents) - 1) AS i
   WITH $contents[i] AS rec, i, v
   MERGE (m:Content {ns: $ns, scope: $scope, key: rec.key})
-  ON CREATE SET {{> content_created rec}}
+  ON CREATE SET m += { {{> content_created rec}} }
   SET m.v = CASE WHEN m.embedding IS NULL AND rec.embedding IS NOT NULL THEN v ELSE m.v END
   SET m.embedding = coalesce(m.embedding, {{> vector rec.embedding}})
   WITH m, i ORDER BY i
@@ -57,6 +58,7 @@ CALL {
 WITH space, v, ms, new_tags + old_tags + known_tags AS ts,
      new_cues + old_cues + known_cues AS cs,
      [t IN new_tags | {{> handle t}}] AS tag_handles, [c IN new_cues | {{> handle c}}] AS cue_handles
+{{> ingest_promoted ts}}
 CALL {
   WITH ms, ts
   UNWIND range(0, size($refs.tag) - 1) AS i

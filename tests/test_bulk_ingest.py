@@ -28,7 +28,10 @@ from mragent.core.extract import RuleExtractor
 from mragent.core.store import embedded, open_store
 from mragent.core.store.base import GraphStore
 from mragent.core.store.falkordb import BULK_KEY
+from mragent.memory.audit import AuditLog
 from mragent.memory.ingest import namespace_stats
+from mragent.memory.principal import Principal
+from mragent.memory.writer import MemoryWriter
 from tests.conftest import unavailable
 from tests.fixtures import TESTER, ingest
 
@@ -158,7 +161,7 @@ def test_a_tag_deleted_since_an_earlier_batch_stops_the_ingest_before_a_batch_wr
             )
 
     try:
-        with pytest.raises(QueryError, match="batch 3: the namespace, or a tag or cue"):
+        with pytest.raises(QueryError, match="batch 3: another writer changed the namespace"):
             ingest(store, corpus, ns, batch_size=100, progress=delete_after_second)
         assert namespace_stats(store, ns)["contents"] == 200
         named = "MATCH (t:Tag {ns: $ns, name: $name}) RETURN count(t) AS n"
@@ -169,6 +172,40 @@ def test_a_tag_deleted_since_an_earlier_batch_stops_the_ingest_before_a_batch_wr
     finally:
         for name in (ns, clean):
             store.run("delete_namespace", {"ns": name})
+
+
+def test_a_write_landing_during_a_bulk_load_stops_it_before_a_name_is_created_twice(
+    store: GraphStore, tmp_path: Path
+) -> None:
+    """A bulk load creates each tag and cue its run sends first, which is right only while
+    nothing else writes into the namespace. Another writer (its own audit log: another
+    host's) remembers a text naming tags the third batch would create: that batch finds the
+    namespace past the version the load left and writes nothing, and the re-run merges
+    into a graph with each name once."""
+    corpus = _corpus(300)
+    model = RuleExtractor().fit(corpus.contents)
+    earlier = {tag for c in corpus.contents[:200] for tag in model.extract(c).tags}
+    text = next(c.text for c in corpus.contents[200:] if set(model.extract(c).tags) - earlier)
+    ns = f"t-{uuid.uuid4().hex[:12]}"
+    other = MemoryWriter(store, ns, AuditLog(tmp_path / "elsewhere.jsonl"))
+
+    def remember_after_second(done: int, total: int) -> None:
+        if done == 2:
+            other.remember(text, principal=Principal("human", "elsewhere"))
+
+    twice = (
+        "MATCH (t:Tag {ns: $ns}) WITH t.name AS name, count(t) AS n WHERE n > 1 "
+        "RETURN count(name) AS names"
+    )
+    try:
+        with pytest.raises(QueryError, match="batch 3: another writer changed the namespace"):
+            ingest(store, corpus, ns, batch_size=100, progress=remember_after_second)
+        assert namespace_stats(store, ns)["contents"] == 201
+        ingest(store, corpus, ns, batch_size=100)
+        assert namespace_stats(store, ns)["contents"] == 301
+        assert store._execute("t", twice, {"ns": ns})[0]["names"] == 0
+    finally:
+        store.run("delete_namespace", {"ns": ns})
 
 
 def test_a_link_the_corpus_gives_weighs_the_same_in_every_batch(store: GraphStore) -> None:

@@ -32,6 +32,7 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, closing, nullcontext
 from dataclasses import dataclass, field
+from itertools import count
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -96,6 +97,7 @@ class GraphRecords:
 
     contents: list[dict[str, Any]] = field(default_factory=list)
     tags: list[dict[str, Any]] = field(default_factory=list)
+    promoted: list[str] = field(default_factory=list)
     cues: list[dict[str, Any]] = field(default_factory=list)
     refs: list[dict[str, Any]] = field(default_factory=list)
     cue_links: list[dict[str, Any]] = field(default_factory=list)
@@ -112,8 +114,9 @@ class GraphRecords:
         edge names but the batch does not carry (sent by an earlier batch of the run)
         goes to ``known_tags`` or ``known_cues`` with its handle when ``sent`` holds
         one (found by a seek), else to ``linked_tags`` or ``linked_cues`` (looked up
-        by name), numbered after the batch's own: own, linked, known. Every content an
-        edge names is in the batch.
+        by name), numbered after the batch's own: own, linked, known. So do the
+        ``promoted`` tags, whose positions ``promote`` lists. Every content an edge
+        names is in the batch.
         """
         contents = [{**content, "seal": seal(ns, scope, content)} for content in self.contents]
         key_at = {content["key"]: i for i, content in enumerate(contents)}
@@ -122,6 +125,7 @@ class GraphRecords:
         linked_tags, known_tags = _linked(
             tag_at,
             sent.tags if sent else None,
+            self.promoted,
             (ref["tag"] for ref in self.refs),
             (link["tag"] for link in self.cue_links),
             (name for link in self.tag_links for name in (link["src"], link["dst"])),
@@ -136,6 +140,7 @@ class GraphRecords:
             "tags": self.tags,
             "linked_tags": linked_tags,
             "known_tags": {"handle": list(known_tags.values()), "name": list(known_tags)},
+            "promote": [tag_at[name] for name in self.promoted],
             "cues": self.cues,
             "linked_cues": linked_cues,
             "known_cues": {"handle": list(known_cues.values()), "text": list(known_cues)},
@@ -225,10 +230,10 @@ def content_record(content: Content, title: str, source: str, stamp: WriteStamp)
 class Sent:
     """The names earlier batches of one run sent, which a later batch only looks up (by
     the handle its node was given back with, once the batch that sent it is written):
-    every cue text, every tag, and the tags sent as some content's primary tag (a tag
-    sent as no content's primary is sent whole again by a batch where it is one, to set
-    its ``primary`` flag). Every other property of a tag or cue is the same whichever
-    batch sends it.
+    every cue text, every tag, and the tags marked as some content's primary tag (a tag
+    sent as no content's primary is marked primary by a batch where it is one: looked
+    up, its flag set, ``promote``). Every other property of a tag or cue is the same
+    whichever batch sends it, so each is sent whole once.
 
     Args:
         stats: The run's finished corpus statistics (names are marked by their numbers).
@@ -247,17 +252,20 @@ class Sent:
         for cue, handle in zip(batch.cues, row["cue_handles"], strict=True):
             self.cues.hold(cue["text"], handle)
 
-    def new_tags(self, tags: Iterable[str], primaries: set[str]) -> list[str]:
-        """Those of ``tags`` a batch must send whole (``primaries``: the batch's
-        primary tags), marked as sent."""
-        new = [
-            tag
-            for tag in tags
-            if tag not in self.tags or (tag in primaries and tag not in self.primaries)
-        ]
+    def new_tags(self, tags: Iterable[str], primaries: set[str]) -> tuple[list[str], list[str]]:
+        """Those of ``tags`` a batch must send whole, and those an earlier batch sent
+        that it must mark primary (``primaries``: the batch's primary tags), each
+        marked as sent."""
+        new: list[str] = []
+        promoted: list[str] = []
+        for tag in tags:
+            if tag not in self.tags:
+                new.append(tag)
+            elif tag in primaries and tag not in self.primaries:
+                promoted.append(tag)
         self.tags.update(new)
-        self.primaries.update(tag for tag in new if tag in primaries)
-        return new
+        self.primaries.update(tag for tag in (*new, *promoted) if tag in primaries)
+        return new, promoted
 
 
 def build_batches(
@@ -420,7 +428,9 @@ def _add_nodes_and_edges(
         written.cues.update(cue_texts)
     batch.cues = [{"text": text, "id": new_id()} for text in cue_texts]
     primaries = {ref["tag"] for ref in batch.refs if ref["weight"] >= PRIMARY_REF}
-    names = sorted(tags) if written is None else written.new_tags(sorted(tags), primaries)
+    names, batch.promoted = (
+        (sorted(tags), []) if written is None else written.new_tags(sorted(tags), primaries)
+    )
     batch.tags = [
         {"name": tag, "id": new_id(), "primary": tag in primaries, **name_keys(tag).params()}
         for tag in names
@@ -513,20 +523,26 @@ def ingest(
                 written = Sent(source.stats)
                 built = _built(source, stamp, embedder, written)
 
-                def prepared(batch: GraphRecords) -> tuple[GraphRecords, Statement]:
-                    params = _query_params(batch, ns, scope, audit, bulk, written)
+                # A bulk batch writes only if the namespace is at the version the batches
+                # before it left (each bumps it once): no other write has landed since.
+                start = int(space.get("version") or 0) if bulk else None
+
+                def prepared(number: int, batch: GraphRecords) -> tuple[GraphRecords, Statement]:
+                    since = None if start is None else start + number
+                    params = _query_params(batch, ns, scope, audit, written, since)
                     return batch, store.statement(query, params)
 
                 # Encoded in the worker too: a batch's parameters are megabytes of text.
-                statements = map(prepared, built)
+                statements = map(prepared, count(), built)
                 for done, (batch, statement) in enumerate(_ahead(statements), start=1):
                     rows = store.execute(statement)
                     if not rows:
                         raise QueryError(
                             query,
-                            f"{source.name}: batch {done}: the namespace, or a tag or cue an "
-                            "earlier batch of this ingest wrote, is gone (deleted by another "
-                            "writer); this batch wrote nothing: ingest again to complete it",
+                            f"{source.name}: batch {done}: another writer changed the "
+                            "namespace during the load (wrote into it, or deleted it or a tag "
+                            "or cue an earlier batch of this ingest wrote); this batch wrote "
+                            "nothing: ingest again to complete it",
                         )
                     written.hold(batch, rows[0])
                     if progress:
@@ -538,15 +554,17 @@ def ingest(
 
 
 def _query_params(
-    batch: GraphRecords, ns: str, scope: str, audit: AuditLog, bulk: bool, sent: Sent
+    batch: GraphRecords, ns: str, scope: str, audit: AuditLog, sent: Sent, since: int | None
 ) -> dict[str, Any]:
-    """The batch's parameters for ``ingest_bulk`` (``bulk``) or ``ingest_batch``, the
-    names earlier batches wrote found by the handles ``sent`` holds: a corpus batch
+    """The batch's parameters for ``ingest_batch``, or for ``ingest_bulk`` when
+    ``since`` is given (the namespace version the batch must find), the names
+    earlier batches wrote found by the handles ``sent`` holds: a corpus batch
     supersedes nothing and names no dependency, which the bulk query does not take."""
     params = batch.params(ns, scope, audit.seal, sent)
-    if bulk:
+    if since is not None:
         others = params.pop("supersedes"), params.pop("depends")
         assert not any(others), "a bulk load writes corpus batches only"
+        params["since"] = since
     return params
 
 
