@@ -160,7 +160,7 @@ def server_rss_mb(store: GraphStore) -> float | None:
     """The resident memory of the FalkorDB server (all its graphs), else None."""
     if store.capabilities.engine != "falkordb":
         return None
-    info = store._db.connection.info("memory")  # type: ignore[attr-defined]
+    info = store._db.info("memory")  # type: ignore[attr-defined]
     return int(info["used_memory_rss"]) / 2**20
 
 
@@ -169,7 +169,7 @@ def aof_rewrites(store: GraphStore) -> int | None:
     forks the server and writes the whole database again."""
     if store.capabilities.engine != "falkordb":
         return None
-    return int(store._db.connection.info("persistence")["aof_rewrites"])  # type: ignore[attr-defined]
+    return int(store._db.info("persistence")["aof_rewrites"])  # type: ignore[attr-defined]
 
 
 def _summary(values: list[float]) -> dict[str, float]:

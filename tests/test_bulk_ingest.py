@@ -236,7 +236,7 @@ def test_a_link_the_corpus_gives_weighs_the_same_in_every_batch(store: GraphStor
 
 
 def _config(store: GraphStore, name: str) -> str:
-    return str(store._db.connection.execute_command("CONFIG", "GET", name)[1])  # type: ignore[attr-defined]
+    return str(store._setting(name))  # type: ignore[attr-defined]
 
 
 def test_the_window_pauses_rewrites_and_snapshots_and_restores_them(
@@ -285,7 +285,7 @@ def test_a_window_whose_holder_was_killed_is_closed_by_the_next_store(
         holder.wait(30)
     with open_store(falkordb_url) as store:
         assert _config(store, REWRITE) != "0"
-        assert store._db.connection.execute_command("GET", BULK_KEY) is None  # type: ignore[attr-defined]
+        assert store._db.execute_command("GET", BULK_KEY) is None  # type: ignore[attr-defined]
 
 
 @pytest.fixture

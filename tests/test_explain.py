@@ -31,6 +31,7 @@ from mragent.core.store.base import GraphStore
 from mragent.memory.ingest import namespace_stats
 from mragent.memory.reader import MemoryReader
 from tests.fixtures import CHAIN, INJECTIONS, ingest
+from tests.pasted import pasted
 
 QUESTION = CHAIN["questions"][0]["question"]
 DEFAULT = PRESETS["default"]
@@ -119,7 +120,7 @@ def test_browser_cypher_draws_exactly_the_used_paths(
     text = browser_cypher(trace)
     assert text.count("MATCH p = ") == len(trace.used_paths)
     # The printed text is for a person to paste; run it as such, through the driver.
-    rows = store._execute("browser_cypher", text, {})
+    rows = pasted(store, text)
     drawn = sorted(_path_ids(row["p"]) for row in rows)
     assert drawn == sorted(p.nodes for p in trace.used_paths)
     assert not {p.nodes for p in trace.paths if p.fate is Fate.PRUNED} & set(drawn)

@@ -26,6 +26,7 @@ from mragent.core.retrieval.reconstruct import traverse
 from mragent.core.store.base import GraphStore
 from mragent.memory.reader import MemoryReader
 from tests.fixtures import CHAIN, ingest
+from tests.pasted import pasted
 
 SEEDING_QUESTION = "In which hills does the Orlen River rise?"
 SEEDING_GENOME = PRESETS["default"].replace(cueK=12, pruneThreshold=0.6, traversalDepth=2)
@@ -47,7 +48,7 @@ def _path_ids(value: Any) -> tuple[str, ...]:
 
 
 def _drawn(store: GraphStore, trace: Trace) -> dict[tuple[str, ...], str]:
-    rows = store._execute("browser_cypher", browser_cypher(trace), {})
+    rows = pasted(store, browser_cypher(trace))
     return {_path_ids(row["p"]): row["entry"] for row in rows}
 
 

