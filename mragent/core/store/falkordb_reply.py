@@ -4,10 +4,10 @@ A compact reply is ``[header, records, statistics]`` (``[statistics]`` when the
 query returns nothing): the header pairs a column type with each column name,
 and every cell of a record is ``[type, value]``. The ``falkordb`` client reads
 the reply over a connection that decodes every string, so a vector's numbers
-reach Python as text and are parsed one ``float()`` at a time: 70% of a
-change-feed page of 2,000 cue vectors went there. Read undecoded, hiredis hands
-a vector over as Python floats already (parsed in C), and strings are decoded
-here, where their type says they are text.
+reach Python as text and are parsed one ``float()`` at a time. Read undecoded,
+hiredis hands a vector over as Python floats already (parsed in C), and strings
+are decoded here, where their type says they are text: a change-feed page of
+2,000 cue vectors (256 dimensions) takes 107 ms here against the client's 189.
 
 A cell reads as the ``falkordb`` client reads it (a test compares the two over
 values the server computed): strings, integers, doubles, booleans, null, lists,
