@@ -199,7 +199,8 @@ class FalkorStore(GraphStore):
     def _setting(self, name: str) -> str:
         """A server setting's value, as ``CONFIG GET`` reports it."""
         reply = self._db.execute_command("CONFIG", "GET", name)  # {name: value}
-        return str(reply[name.encode()].decode())
+        value: bytes = reply[name.encode()]
+        return value.decode()
 
     def _restore(self, settings: dict[str, str]) -> None:
         """Set the settings a bulk load paused back, then close its window."""

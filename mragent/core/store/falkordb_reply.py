@@ -62,7 +62,7 @@ def _cell(cell: list[Any]) -> Any:
         # hiredis reads the vector's numbers as doubles; without it they are text.
         return value if not value or type(value[0]) is float else [float(x) for x in value]
     if kind == _BOOLEAN:
-        return value in (b"true", "true")
+        return value == b"true"
     if kind == _MAP:
         return {value[i].decode(): _cell(value[i + 1]) for i in range(0, len(value), 2)}
     if kind == _POINT:
